@@ -1,0 +1,102 @@
+/* memsys.h - the simulated memory system: every private and shared cache of
+ * every core and socket, coherence between them, and NUMA DRAM.
+ *
+ * One entry point serves every model: sim_memsys_access() takes a CPU, an
+ * address, a size and a kind, updates every cache and coherence state the
+ * access touches, and returns its latency in cycles.  An access that
+ * straddles lines touches each line (full mode); in Cachegrind mode it
+ * follows Cachegrind's own rule (one reference, at most one miss).
+ *
+ * Accesses may carry a class (SimMemClass) saying what was touched, so that
+ * reports can split misses by structure ("by_structure").
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/config/machine.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SIM_ACC_READ,
+  SIM_ACC_WRITE,
+  SIM_ACC_RMW,            /* read-modify-write (atomic ops, cmpxchg):
+                             needs ownership like a write, counted as one */
+  SIM_ACC_N
+} SimAccKind;
+
+/* What an access touched, for attribution of misses. */
+typedef enum {
+  SIM_MEM_OTHER,          /* unclassified (cachesim traces) */
+  SIM_MEM_CPU_SLAB,       /* per-CPU allocator data (kmem_cache_cpu, array_cache) */
+  SIM_MEM_CACHE_META,     /* struct kmem_cache, per-node data, list heads */
+  SIM_MEM_STRUCT_PAGE,    /* struct page / struct slab */
+  SIM_MEM_FREEPTR,        /* the free pointer inside an object, bufctl */
+  SIM_MEM_OBJECT,         /* the caller's use of object data */
+  SIM_MEM_LOCK,           /* lock words */
+  SIM_MEM_PAGE_ALLOC,     /* page-allocator data (zones, pcp lists, pages) */
+  SIM_MEM_N_CLASSES
+} SimMemClass;
+
+typedef struct SimMemSys SimMemSys;
+
+typedef enum {
+  SIM_MEMSYS_FULL,        /* the machine's hierarchy with coherence */
+  SIM_MEMSYS_CACHEGRIND,  /* Cachegrind's model: D1 + LL, LRU, see below */
+} SimMemSysMode;
+
+/* Counters per CPU and per level.  For a shared level the counters are
+ * kept per requesting CPU too.  "accesses" counts references that reached
+ * this level (an L2 access is an L1 miss). */
+typedef struct {
+  guint64 accesses[SIM_ACC_N];
+  guint64 misses[SIM_ACC_N];
+  guint64 writebacks;          /* dirty lines written to the next level/DRAM */
+} SimLevelStats;
+
+typedef struct {
+  SimLevelStats level[SIM_MACHINE_MAX_LEVELS];
+  guint64 invalidations_sent;  /* copies in other caches invalidated */
+  guint64 invalidations_received;
+  guint64 back_invalidations;  /* received because an inclusive level evicted */
+  guint64 hitm;                /* data supplied modified by another core's cache */
+  guint64 cross_socket;        /* transfers from another socket's caches */
+  guint64 dram_local;
+  guint64 dram_remote;
+  guint64 cycles;              /* total latency returned */
+  guint64 class_misses[SIM_MEM_N_CLASSES][SIM_MACHINE_MAX_LEVELS];
+} SimCpuMemStats;
+
+/* Full mode over @m (borrowed; must outlive the memsys). */
+SimMemSys *sim_memsys_new            (const SimMachine *m, GError **error);
+/* Cachegrind mode: two levels, LRU, write-allocate, LL looked up only on a
+ * D1 miss, no write-back traffic, no coherence, Cachegrind's straddle rule
+ * (one reference, at most one miss; on a D1 miss of either line the whole
+ * access goes to the LL).  Sizes in bytes. */
+SimMemSys *sim_memsys_new_cachegrind (guint64 d1_size, guint d1_ways, guint d1_line,
+                                      guint64 ll_size, guint ll_ways, guint ll_line,
+                                      GError **error);
+void       sim_memsys_free           (SimMemSys *ms);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimMemSys, sim_memsys_free)
+
+SimMemSysMode sim_memsys_mode        (const SimMemSys *ms);
+guint      sim_memsys_n_cpus         (const SimMemSys *ms);
+guint      sim_memsys_n_levels       (const SimMemSys *ms);
+
+/* The one entry point: returns the latency in cycles. */
+guint32    sim_memsys_access         (SimMemSys *ms, guint cpu, guint64 addr,
+                                      guint32 size, SimAccKind kind);
+guint32    sim_memsys_access_class   (SimMemSys *ms, guint cpu, guint64 addr,
+                                      guint32 size, SimAccKind kind,
+                                      SimMemClass cls);
+
+/* Counters of one CPU, and the sum over all CPUs. */
+const SimCpuMemStats *sim_memsys_cpu_stats (const SimMemSys *ms, guint cpu);
+void       sim_memsys_total_stats    (const SimMemSys *ms, SimCpuMemStats *out);
+
+/* Home NUMA node of a physical address under the machine's rules. */
+guint      sim_memsys_home_node      (const SimMemSys *ms, guint64 addr);
+
+const char *sim_mem_class_name       (SimMemClass cls);
+
+G_END_DECLS

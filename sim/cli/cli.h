@@ -1,0 +1,53 @@
+/* cli.h - the command line: a table of verbs, one GOptionContext per verb.
+ *
+ * A verb is a function taking its own argv (argv[0] is the verb's name, e.g.
+ * "cachesim" or "machine show") and returning FALSE with a GError on
+ * failure.  main() prints the error as "slabsim: message" and exits with
+ * sim_error_exit_code(): 2 for usage and configuration errors, 1 otherwise.
+ * Verbs print their results on stdout and nothing else; diagnostics go to
+ * stderr.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef gboolean (*SimVerbFn) (int argc, char **argv, GError **error);
+
+typedef struct {
+  const char *name;        /* "cachesim" */
+  const char *summary;     /* one line for "slabsim help" */
+  SimVerbFn   fn;
+} SimVerb;
+
+/* The verb table (NULL-name terminated). */
+const SimVerb *sim_cli_verbs (void);
+/* Run the command line; returns the exit code.  Errors are printed. */
+int  sim_cli_main (int argc, char **argv);
+
+/* Parse @ctx over (@argc, @argv), turning GOption errors into
+ * SIM_USAGE_ERROR prefixed with the verb's name. */
+gboolean sim_cli_parse (GOptionContext *ctx, const char *verb,
+                        int *argc, char ***argv, GError **error);
+/* A new context for @verb with @parameter_string ("TRACE") and @summary. */
+GOptionContext *sim_cli_context (const char *verb, const char *parameter_string,
+                                 const char *summary);
+
+/* Output formats shared by verbs. */
+typedef enum { SIM_FORMAT_TEXT, SIM_FORMAT_JSON, SIM_FORMAT_CSV } SimFormat;
+gboolean sim_cli_format (const char *s, guint allowed_mask, SimFormat *out,
+                         GError **error);
+#define SIM_FORMAT_MASK(f) (1u << (f))
+
+/* Verbs (one file each in sim/cli/). */
+gboolean sim_cmd_cachesim (int argc, char **argv, GError **error);
+gboolean sim_cmd_machine  (int argc, char **argv, GError **error);
+gboolean sim_cmd_trace    (int argc, char **argv, GError **error);
+gboolean sim_cmd_geometry (int argc, char **argv, GError **error);
+
+/* Dispatch "VERB SUB ..." to a table of sub-verbs (machine show, trace info). */
+gboolean sim_cli_dispatch_sub (const char *verb, const SimVerb *subs,
+                               int argc, char **argv, GError **error);
+
+G_END_DECLS

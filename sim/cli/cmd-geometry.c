@@ -1,0 +1,13 @@
+/* cmd-geometry.c - "slabsim geometry" (placeholder until its module lands). */
+#include "sim/cli/cli.h"
+#include "sim/core/errors.h"
+
+gboolean
+sim_cmd_geometry (int argc, char **argv, GError **error)
+{
+  (void) argc;
+  (void) argv;
+  g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_UNKNOWN_VERB,
+               "geometry: not implemented yet");
+  return FALSE;
+}

@@ -1,0 +1,75 @@
+/* test-cli.c - the command line's contract: --version, help, exit codes. */
+#include "tests/testutil.h"
+#include <string.h>
+
+static void
+test_version (void **state)
+{
+  (void) state;
+  g_autofree char *out = NULL;
+  assert_int_equal (tu_run (&out, NULL, (const char *[]) { "--version", NULL }), 0);
+  tu_assert_contains (out, "slabsim ");
+}
+
+static void
+test_no_args_is_usage_error (void **state)
+{
+  (void) state;
+  g_autofree char *err = NULL;
+  assert_int_equal (tu_run (NULL, &err, (const char *[]) { NULL }), 2);
+  tu_assert_contains (err, "Usage:");
+}
+
+static void
+test_unknown_verb (void **state)
+{
+  (void) state;
+  g_autofree char *err = NULL;
+  assert_int_equal (tu_run (NULL, &err, (const char *[]) { "frobnicate", NULL }), 2);
+  tu_assert_contains (err, "slabsim: unknown verb \"frobnicate\"");
+}
+
+static void
+test_help_lists_verbs (void **state)
+{
+  (void) state;
+  g_autofree char *out = NULL;
+  assert_int_equal (tu_run (&out, NULL, (const char *[]) { "help", NULL }), 0);
+  tu_assert_contains (out, "cachesim");
+  tu_assert_contains (out, "machine");
+  tu_assert_contains (out, "trace");
+}
+
+static void
+test_help_verb_equals_verb_help (void **state)
+{
+  (void) state;
+  g_autofree char *a = NULL, *b = NULL;
+  assert_int_equal (tu_run (&a, NULL, (const char *[]) { "help", "cachesim", NULL }), 0);
+  assert_int_equal (tu_run (&b, NULL, (const char *[]) { "cachesim", "--help", NULL }), 0);
+  assert_string_equal (a, b);
+  tu_assert_contains (a, "slabsim cachesim");
+}
+
+static void
+test_bad_option_is_usage_error (void **state)
+{
+  (void) state;
+  g_autofree char *err = NULL;
+  assert_int_equal (tu_run (NULL, &err, (const char *[]) { "cachesim", "--no-such-option", NULL }), 2);
+  tu_assert_contains (err, "slabsim: cachesim:");
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_version),
+    cmocka_unit_test (test_no_args_is_usage_error),
+    cmocka_unit_test (test_unknown_verb),
+    cmocka_unit_test (test_help_lists_verbs),
+    cmocka_unit_test (test_help_verb_equals_verb_help),
+    cmocka_unit_test (test_bad_option_is_usage_error),
+  };
+  return cmocka_run_group_tests_name ("cli", tests, NULL, NULL);
+}

@@ -1,0 +1,105 @@
+/* testutil.c - see testutil.h. */
+#include "tests/testutil.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gio/gio.h>
+#include <unistd.h>
+
+static const char *
+env_or (const char *name, const char *fallback)
+{
+  const char *v = g_getenv (name);
+  return v ? v : fallback;
+}
+
+const char *
+tu_source_root (void)
+{
+  return env_or ("SLABSIM_SOURCE_ROOT", ".");
+}
+
+const char *
+tu_shared_dir (void)
+{
+  return env_or ("SLABSIM_SHARED", "../shared");
+}
+
+const char *
+tu_exe (void)
+{
+  return env_or ("SLABSIM_EXE", "slabsim");
+}
+
+char *
+tu_source_path (const char *rel)
+{
+  return g_build_filename (tu_source_root (), rel, NULL);
+}
+
+int
+tu_run_stdin (char **out, char **err, const char *input, const char *const *args)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (char *) tu_exe ());
+  for (const char *const *a = args; *a; a++)
+    g_ptr_array_add (argv, (char *) *a);
+  g_ptr_array_add (argv, NULL);
+
+  GError *error = NULL;
+  GSubprocessFlags flags = G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE;
+  if (input)
+    flags |= G_SUBPROCESS_FLAGS_STDIN_PIPE;
+  GSubprocess *p = g_subprocess_newv ((const char *const *) argv->pdata, flags, &error);
+  g_ptr_array_free (argv, TRUE);
+  if (p == NULL)
+    {
+      print_error ("spawn %s: %s\n", tu_exe (), error->message);
+      fail ();
+    }
+  char *o = NULL, *e = NULL;
+  if (!g_subprocess_communicate_utf8 (p, input, NULL, &o, &e, &error))
+    {
+      print_error ("communicate: %s\n", error->message);
+      fail ();
+    }
+  int status = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+  g_object_unref (p);
+  if (out)
+    *out = o;
+  else
+    g_free (o);
+  if (err)
+    *err = e;
+  else
+    g_free (e);
+  return status;
+}
+
+
+int
+tu_run (char **out, char **err, const char *const *args)
+{
+  return tu_run_stdin (out, err, NULL, args);
+}
+
+char *
+tu_write_temp (const char *suffix, const char *contents, gssize len)
+{
+  g_autofree char *tmpl = g_strdup_printf ("slabsim-test-XXXXXX%s", suffix ? suffix : "");
+  char *path = NULL;
+  GError *error = NULL;
+  int fd = g_file_open_tmp (tmpl, &path, &error);
+  if (fd < 0)
+    {
+      print_error ("tmp: %s\n", error->message);
+      fail ();
+    }
+  close (fd);
+  if (!g_file_set_contents (path, contents, len, &error))
+    {
+      print_error ("write %s: %s\n", path, error->message);
+      fail ();
+    }
+  return path;
+}

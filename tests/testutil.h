@@ -1,0 +1,36 @@
+/* testutil.h - helpers shared by the test executables. */
+#pragma once
+
+#include <glib.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+/* Paths from the environment meson sets for every test. */
+const char *tu_source_root (void);   /* the repository */
+const char *tu_shared_dir (void);    /* ../shared, may not exist */
+const char *tu_exe (void);           /* the slabsim executable */
+/* Absolute path of @rel under the repository; free with g_free. */
+char *tu_source_path (const char *rel);
+
+/* Run slabsim with @args (NULL-terminated, without the program name);
+ * captures stdout and stderr (free with g_free) and returns the exit
+ * status. */
+int tu_run (char **out, char **err, const char *const *args);
+/* Same with a string fed on standard input. */
+int tu_run_stdin (char **out, char **err, const char *input, const char *const *args);
+
+/* Write @contents to a fresh temporary file with @suffix; returns its path. */
+char *tu_write_temp (const char *suffix, const char *contents, gssize len);
+
+/* Assert that @haystack contains @needle, printing both when not. */
+#define tu_assert_contains(haystack, needle)                                  \
+  do {                                                                        \
+    const char *h_ = (haystack), *n_ = (needle);                              \
+    if (h_ == NULL || strstr (h_, n_) == NULL)                                \
+      {                                                                       \
+        print_error ("expected to find \"%s\" in:\n%s\n", n_, h_ ? h_ : "(null)"); \
+        fail ();                                                              \
+      }                                                                       \
+  } while (0)
