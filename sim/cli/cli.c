@@ -13,6 +13,7 @@ static const SimVerb verbs[] = {
   { "machine",  "show a machine description with every default filled",   sim_cmd_machine },
   { "trace",    "read, summarise, convert and generate kmem traces",       sim_cmd_trace },
   { "geometry", "compute slab cache geometry with an allocator's sizing code", sim_cmd_geometry },
+  { "record",   "record a kmem trace of a command through tracefs (root)", sim_cmd_record },
   { "help",     "show help for slabsim or one verb",                        cmd_help },
   { NULL, NULL, NULL }
 };

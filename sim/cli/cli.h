@@ -45,6 +45,9 @@ gboolean sim_cmd_cachesim (int argc, char **argv, GError **error);
 gboolean sim_cmd_machine  (int argc, char **argv, GError **error);
 gboolean sim_cmd_trace    (int argc, char **argv, GError **error);
 gboolean sim_cmd_geometry (int argc, char **argv, GError **error);
+gboolean sim_cmd_record   (int argc, char **argv, GError **error);
+/* "trace gen", dispatched from sim_cmd_trace's sub-verb table. */
+gboolean sim_cmd_trace_gen (int argc, char **argv, GError **error);
 
 /* Dispatch "VERB SUB ..." to a table of sub-verbs (machine show, trace info). */
 gboolean sim_cli_dispatch_sub (const char *verb, const SimVerb *subs,

@@ -1,13 +1,14 @@
-/* cmd-trace.c - "slabsim trace" (placeholder until its module lands). */
+/* cmd-trace.c - "slabsim trace SUB": sub-verb table (info, convert and gen). */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+
+static const SimVerb subs[] = {
+  { "gen", "generate a synthetic kmem trace as a kernel of an era would print it", sim_cmd_trace_gen },
+  { NULL, NULL, NULL }
+};
 
 gboolean
 sim_cmd_trace (int argc, char **argv, GError **error)
 {
-  (void) argc;
-  (void) argv;
-  g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_UNKNOWN_VERB,
-               "trace: not implemented yet");
-  return FALSE;
+  return sim_cli_dispatch_sub ("trace", subs, argc, argv, error);
 }
