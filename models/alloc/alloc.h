@@ -1,0 +1,124 @@
+/* alloc.h - what every allocator model shares: simulated addresses, the
+ * running cost of one operation (SimOp), and the allocator ops table.
+ *
+ * An allocator model (SLUB of an era, SLAB, SLQB) is one file with one
+ * SimAllocOps table.  It keeps its kernel structures at simulated
+ * addresses (kmem_cache, per-CPU data, struct page in the vmemmap, the
+ * free pointer inside each object, list heads, locks) and issues every load
+ * and store the kernel code would make through op_access(), which sends it
+ * to the cache model (models/cache/memsys.h) and adds the latency to the
+ * operation's cost.  Locks are engine resources (sim/core/engine.h): taking
+ * one held by another CPU makes this operation wait.
+ *
+ * A SimOp is the execution of one allocator call on one CPU: it starts at
+ * that CPU's clock and accumulates time as instructions run, memory is
+ * touched and locks are waited for.  The caller advances the CPU's clock
+ * by the total when the call returns.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/core/engine.h"
+#include "models/cache/memsys.h"
+
+G_BEGIN_DECLS
+
+typedef guint64 SimAddr;                  /* simulated physical address */
+#define SIM_PAGE_SHIFT 12
+#define SIM_PAGE_SIZE  (1u << SIM_PAGE_SHIFT)
+
+/* The running cost of one operation.  Cycles = instructions (one cycle
+ * each: the models charge instruction counts of the kernel path, see
+ * docs/models/) + memory latency + lock waits. */
+typedef struct {
+  guint64 instr;
+  guint64 mem_cycles;
+  guint64 lock_wait;
+  guint32 accesses;
+} SimCost;
+
+typedef struct {
+  SimMemSys *mem;
+  guint      cpu;
+  SimTime    t;                           /* running time of the operation */
+  SimCost    cost;
+} SimOp;
+
+static inline void
+sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
+{
+  op->mem = mem;
+  op->cpu = cpu;
+  op->t = now;
+  op->cost = (SimCost) { 0 };
+}
+
+static inline guint64
+sim_op_cycles (const SimOp *op)
+{
+  return op->cost.instr + op->cost.mem_cycles + op->cost.lock_wait;
+}
+
+/* Charge @n instructions of kernel code. */
+static inline void
+sim_op_instr (SimOp *op, guint n)
+{
+  op->t += n;
+  op->cost.instr += n;
+}
+
+/* One load/store/RMW the kernel code makes. */
+static inline void
+sim_op_access (SimOp *op, SimAddr addr, guint32 size, SimAccKind kind, SimMemClass cls)
+{
+  guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, kind, cls);
+  op->t += lat;
+  op->cost.mem_cycles += lat;
+  op->cost.accesses++;
+}
+
+static inline void
+sim_op_read (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls)
+{
+  sim_op_access (op, addr, size, SIM_ACC_READ, cls);
+}
+
+static inline void
+sim_op_write (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls)
+{
+  sim_op_access (op, addr, size, SIM_ACC_WRITE, cls);
+}
+
+/* Touch [addr, addr+len) in 64-byte steps (memset, memcpy of an object). */
+void sim_op_touch_range (SimOp *op, SimAddr addr, guint64 len, SimAccKind kind,
+                         SimMemClass cls);
+
+/* Spinlock at simulated address @word: the atomic on the lock word goes to
+ * the cache model; if another CPU holds the lock until t, wait until t. */
+static inline void
+sim_op_lock (SimOp *op, SimLock *lock, SimAddr word)
+{
+  sim_op_access (op, word, 4, SIM_ACC_RMW, SIM_MEM_LOCK);
+  SimTime got = sim_lock_acquire (lock, op->cpu, op->t);
+  op->cost.lock_wait += got - op->t;
+  op->t = got;
+}
+
+static inline void
+sim_op_unlock (SimOp *op, SimLock *lock, SimAddr word)
+{
+  sim_op_access (op, word, 4, SIM_ACC_WRITE, SIM_MEM_LOCK);
+  sim_lock_release (lock, op->cpu, op->t);
+}
+
+/* GFP bits the models look at (values are ours, not the kernel's). */
+#define SIM_GFP_ZERO      (1u << 0)
+#define SIM_GFP_DMA       (1u << 1)
+#define SIM_GFP_THISNODE  (1u << 2)
+#define SIM_GFP_RECLAIMABLE (1u << 3)
+#define SIM_GFP_ACCOUNT   (1u << 4)
+#define SIM_GFP_WAIT      (1u << 5)   /* may sleep (GFP_KERNEL) */
+
+#define SIM_NUMA_NO_NODE  (-1)
+
+G_END_DECLS

@@ -1,0 +1,96 @@
+/* page-alloc.h - the simulated page allocator and physical memory map.
+ *
+ * It owns simulated physical memory: for each NUMA node of the machine a
+ * contiguous range [node * node_bytes, node * node_bytes + managed bytes)
+ * holding, in order,
+ *   - the node's memmap: one struct page (SIM_STRUCT_PAGE_SIZE bytes) per
+ *     page frame of the node, so sim_page_struct() is plain arithmetic and
+ *     the struct page of a page lives on the page's own node;
+ *   - a static area for kernel data the models place with
+ *     sim_page_static_alloc(): struct kmem_cache, per-CPU areas, zone and
+ *     per-CPU pageset structures, list heads (bump allocated, never freed);
+ *   - the buddy-managed page frames.
+ * The allocator follows mm/page_alloc.c of the selected era: a buddy
+ * allocator per zone under zone->lock and per-CPU pagesets (2.6.2x:
+ * order-0 hot/cold lists with high/batch; 6.18: lists for orders 0..3 with
+ * batch and high), compound-page setup that touches each tail struct page,
+ * and zeroing for __GFP_ZERO.  Every access it makes goes through SimOp to
+ * the cache model.
+ */
+#pragma once
+
+#include <glib.h>
+#include "models/alloc/alloc.h"
+#include "sim/config/machine.h"
+
+G_BEGIN_DECLS
+
+#define SIM_STRUCT_PAGE_SIZE 64
+
+typedef enum {
+  SIM_PAGE_ERA_2_6_23,     /* order-0 hot/cold pcp lists, no migratetypes */
+  SIM_PAGE_ERA_2_6_32,     /* one pcp with per-migratetype lists, order 0 */
+  SIM_PAGE_ERA_6_18,       /* pcp lists for orders 0..3 */
+} SimPageEra;
+
+typedef struct {
+  SimPageEra era;
+  guint64    managed_bytes;  /* per node, page-frame area; default 1 GiB */
+} SimPageParams;
+
+typedef struct SimPageAlloc SimPageAlloc;
+
+/* Counters (one list: names printed by reports come from here). */
+#define SIM_PAGE_STATS(X)                                                    \
+  X (alloc,                 "alloc")           /* page allocations (any order) */ \
+  X (free,                  "free")                                          \
+  X (alloc_failed,          "alloc_failed")                                  \
+  X (pcp_hits,              "pcp_hits")        /* served from a pcp list */  \
+  X (pcp_refills,           "pcp_refills")     /* rmqueue_bulk calls */      \
+  X (pcp_drains,            "pcp_drains")      /* free_pcppages_bulk calls */ \
+  X (buddy_allocs,          "buddy_allocs")    /* blocks taken from buddy */ \
+  X (buddy_frees,           "buddy_frees")     /* blocks returned to buddy */ \
+  X (buddy_merges,          "buddy_merges")                              \
+  X (buddy_splits,          "buddy_splits")                              \
+  X (zone_lock_acquisitions,"zone_lock_acquisitions")                    \
+  X (zone_lock_wait_cycles, "zone_lock_wait_cycles")                     \
+  X (pages_zeroed,          "pages_zeroed")
+
+typedef struct {
+#define SIM_PAGE_STAT_FIELD(f, name) guint64 f;
+  SIM_PAGE_STATS (SIM_PAGE_STAT_FIELD)
+#undef SIM_PAGE_STAT_FIELD
+} SimPageStats;
+
+SimPageAlloc *sim_page_alloc_new   (const SimMachine *m, SimMemSys *mem,
+                                    const SimPageParams *p, GError **error);
+void          sim_page_alloc_free  (SimPageAlloc *pa);
+
+/* Allocate 2^@order contiguous pages on @node (SIM_NUMA_NO_NODE: the
+ * CPU's node, falling back to others) for op->cpu.  @gfp: SIM_GFP_* bits;
+ * SIM_GFP_ZERO zeroes the pages; @compound sets up a compound page (head
+ * + tails) when order > 0.  Returns the physical address of the first
+ * page, 0 when no memory is left. */
+SimAddr sim_page_alloc   (SimPageAlloc *pa, SimOp *op, guint order, gint node,
+                          guint32 gfp, gboolean compound);
+void    sim_page_free    (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order);
+
+/* Address of the struct page describing the page that holds @addr. */
+SimAddr sim_page_struct  (const SimPageAlloc *pa, SimAddr addr);
+/* The head page's address for any address inside a compound page
+ * allocated by sim_page_alloc (virt_to_head_page); the page itself
+ * otherwise. */
+SimAddr sim_page_head    (const SimPageAlloc *pa, SimAddr addr);
+guint   sim_page_node_of (const SimPageAlloc *pa, SimAddr addr);
+
+/* Static kernel data on @node, aligned to @align (a power of two). */
+SimAddr sim_page_static_alloc (SimPageAlloc *pa, guint node, guint64 size, guint64 align);
+
+const SimPageStats *sim_page_stats (const SimPageAlloc *pa);
+/* Pages currently allocated (not free in buddy or pcp lists). */
+guint64 sim_page_allocated (const SimPageAlloc *pa);
+/* Invariant check: buddy lists consistent, no page both free and
+ * allocated, counts add up. */
+gboolean sim_page_check (const SimPageAlloc *pa, GError **error);
+
+G_END_DECLS
