@@ -123,7 +123,10 @@ sim_yaml_error (GError **error, const SimYamlNode *node, gboolean at_key,
 
   GString *s = g_string_new (NULL);
   guint line = node->line, col = node->col;
-  if (at_key && node->key)
+  /* A block collection starts at its first entry; its key is where a
+   * reader looks for "the topology section". */
+  if (node->key && node->key_line
+      && (at_key || node->kind != SIM_YAML_SCALAR))
     line = node->key_line, col = node->key_col;
   if (line)
     g_string_append_printf (s, "%s:%u:%u: ", node->origin, line, col);
