@@ -41,7 +41,8 @@ typedef enum {
 
 typedef struct {
   char          *name;        /* "L1d", "L2", "L3" */
-  guint64        size;        /* bytes, power of two */
+  guint64        size;        /* bytes: ways * line * sets, sets a power of
+                                 two (so a power of two when ways is) */
   guint          ways;        /* >= 1 */
   guint          line;        /* bytes, power of two, >= 16; all levels equal */
   SimReplPolicy  replacement;
