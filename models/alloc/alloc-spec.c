@@ -91,6 +91,11 @@ sim_alloc_spec_parse (const char *text, GError **error)
   if (colon == NULL)
     return g_steal_pointer (&spec);
 
+  if (colon[1] == '\0')
+    {
+      bad (error, text, "empty parameter list after \":\"");
+      return NULL;
+    }
   g_auto (GStrv) parts = g_strsplit (colon + 1, ",", -1);
   for (guint i = 0; parts[i]; i++)
     {

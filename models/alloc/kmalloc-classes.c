@@ -187,14 +187,16 @@ parse_version (const char *s, guint v[3])
   v[0] = v[1] = v[2] = 0;
   g_auto (GStrv) parts = g_strsplit (s, ".", -1);
   guint n = g_strv_length (parts);
-  if (n < 2 || n > 3)
+  /* "2.6.23.17": the stable number does not move a threshold. */
+  if (n < 2 || n > 4)
     return FALSE;
   for (guint i = 0; i < n; i++)
     {
       guint64 x;
       if (!g_ascii_string_to_unsigned (parts[i], 10, 0, 100000, &x, NULL))
         return FALSE;
-      v[i] = (guint) x;
+      if (i < 3)
+        v[i] = (guint) x;
     }
   return TRUE;
 }

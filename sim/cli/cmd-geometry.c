@@ -67,7 +67,8 @@ parse_flags (const char *file, guint line, const char *text, SimSlubCacheArgs *a
         {
           GString *ok = g_string_new (NULL);
           for (j = 0; j < G_N_ELEMENTS (names); j++)
-            g_string_append_printf (ok, "%s%s", j ? ", " : "", names[j].name);
+            g_string_append_printf (ok, "%s%s%s", j ? ", " : "", names[j].name,
+                                    names[j].flag == SIM_SLUB_FREEPTR_OFFSET ? "[=N]" : "");
           g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
                        "%s:%u: expected flags as a comma list of %s, or \"-\"; "
                        "got unknown flag \"%s\"", file, line, ok->str, p);
