@@ -48,7 +48,7 @@ static const SimSlubEra eras[] = {
     .min_partial_rule = SIM_SLUB_MIN_PARTIAL_HALF_ILOG2, .min_partial = 5, .max_partial = 10,
     .cpu_partial_rule = SIM_SLUB_CPU_PARTIAL_HALF_FULL,
     .merge_oldest_first = TRUE, .id_letter_t = FALSE,
-    .slab_spelling = TRUE, .merge_param = TRUE,
+    .slab_spelling = TRUE, .merge_param = TRUE, .orders_adjust = TRUE,
     .kmalloc_shift_high = 13, .kmalloc_shift_max = 22,
     .kmalloc_96_max_min_size = 32, .kmalloc_192_max_min_size = 64,
     .kmalloc_passthrough = TRUE, .kmalloc_short_names = TRUE,
@@ -272,7 +272,7 @@ sim_slub_config_apply (SimSlubConfig *cfg, const SimAllocSpec *spec, GError **er
             return FALSE;
           cfg->min_order = v;
           /* 6.x setup_slub_min_order() raises the maximum with it. */
-          if (era->slab_spelling && cfg->min_order > cfg->max_order)
+          if (era->orders_adjust && cfg->min_order > cfg->max_order)
             cfg->max_order = cfg->min_order;
           break;
         case P_MAX_ORDER:
@@ -294,7 +294,7 @@ sim_slub_config_apply (SimSlubConfig *cfg, const SimAllocSpec *spec, GError **er
           else if (v > era->max_page_order)
             v = era->max_page_order;   /* setup_slub_max_order() clamps */
           cfg->max_order = v;
-          if (era->slab_spelling && cfg->min_order > cfg->max_order)
+          if (era->orders_adjust && cfg->min_order > cfg->max_order)
             cfg->min_order = cfg->max_order;
           break;
         case P_MIN_OBJECTS:

@@ -93,6 +93,7 @@ typedef struct {
   gboolean              id_letter_t;        /* 't' = !SLAB_NOTRACK (2.6.31-4.14) */
   gboolean              slab_spelling;      /* slab_max_order= etc. (6.1+) */
   gboolean              merge_param;        /* slab_merge / slub_merge exist */
+  gboolean              orders_adjust;      /* setup_slub_{min,max}_order keep min <= max */
   /* kmalloc (kmalloc-classes.c) */
   guint kmalloc_shift_high;         /* largest kmalloc cache is 1 << this */
   guint kmalloc_shift_max;          /* KMALLOC_MAX_SIZE = 1 << this */

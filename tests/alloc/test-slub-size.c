@@ -327,6 +327,14 @@ test_min_order_object_limit (void **state)
   /* A normal minimum order is honoured. */
   c618.min_order = 2;
   assert_int_equal (geo (&c618, 64, 0, 0).order, 2);
+  /* 2.6.34 does not raise slub_max_order with slub_min_order: every search
+   * up to max order 3 fails and the MAX_ORDER fallback returns order 5. */
+  SimSlubConfig c = cfg_for ("2.6.34", 1);
+  c.min_order = 5;
+  g = geo (&c, 64, 0, 0);
+  assert_int_equal (g.order, 5);
+  assert_int_equal (g.objects, 2048);
+  assert_int_equal (g.min_order, 0);
 }
 
 static void
