@@ -35,7 +35,10 @@ typedef enum {
 
 typedef struct {
   SimPageEra era;
-  guint64    managed_bytes;  /* per node, page-frame area; default 1 GiB */
+  guint64    managed_bytes;  /* per node, page-frame area; default 1 GiB;
+                                a multiple of 4 MiB (an order-10 block) */
+  guint64    static_bytes;   /* per node, static area; default 16 MiB
+                                (rounded up to 4 MiB) */
 } SimPageParams;
 
 typedef struct SimPageAlloc SimPageAlloc;
@@ -92,5 +95,33 @@ guint64 sim_page_allocated (const SimPageAlloc *pa);
 /* Invariant check: buddy lists consistent, no page both free and
  * allocated, counts add up. */
 gboolean sim_page_check (const SimPageAlloc *pa, GError **error);
+
+/* Introspection for tests and reports (no simulated traffic). */
+#define SIM_PAGE_MAX_ORDER  11   /* orders 0..10 */
+#define SIM_PAGE_PCP_ORDERS 4    /* 6.18 pcp lists for orders 0..3 */
+
+typedef struct {
+  SimAddr addr;                  /* simulated struct per_cpu_pages */
+  gint    count, high, batch;    /* the (hot) pcp */
+  gint    high_min, high_max;    /* 6.18 */
+  gint    alloc_factor, free_count;
+  gint    cold_count, cold_high, cold_batch;   /* 2.6.23 cold pcp */
+  guint   list_len[SIM_PAGE_PCP_ORDERS];       /* blocks per list: [0] in
+                                                  2.6.x, [order] in 6.18 */
+  SimAddr list_head[SIM_PAGE_PCP_ORDERS];      /* 0 when empty */
+  SimAddr list_tail[SIM_PAGE_PCP_ORDERS];
+} SimPagePcpInfo;
+
+guint    sim_page_n_nodes        (const SimPageAlloc *pa);
+/* Blocks on the buddy free list of @order on @node, and its head block. */
+guint64  sim_page_nr_free        (const SimPageAlloc *pa, guint node, guint order);
+SimAddr  sim_page_free_list_head (const SimPageAlloc *pa, guint node, guint order);
+/* @cpu's pageset for @node's zone. */
+gboolean sim_page_pcp_info       (const SimPageAlloc *pa, guint cpu, guint node,
+                                  SimPagePcpInfo *out);
+SimAddr  sim_page_zone_lock_addr (const SimPageAlloc *pa, guint node);
+/* Test hook: corrupt the bookkeeping of the frame at @addr (marks it
+ * allocated without unlinking it) so that sim_page_check must fail. */
+void     sim_page_test_corrupt   (SimPageAlloc *pa, SimAddr addr);
 
 G_END_DECLS
