@@ -1218,6 +1218,8 @@ sim_page_alloc_new (const SimMachine *m, SimMemSys *mem, const SimPageParams *p,
       if (split == 0)
         split = m->n_cpus;
       z->batch = pa_zone_batchsize (p->era, z->n_frames);
+      if (p->era == SIM_PAGE_ERA_6_18)
+        z->batch = MAX (1, z->batch);
       z->high_min = (gint) MAX (z->low_wmark / split, 4 * (guint64) z->batch);
       z->high_max = (gint) MAX ((guint64) z->n_frames / PA_HIGH_FRACTION / split,
                                 4 * (guint64) z->batch);
@@ -1234,7 +1236,9 @@ sim_page_alloc_new (const SimMachine *m, SimMemSys *mem, const SimPageParams *p,
             PaPcp *pp = pa_pcp (pa, c, n, w);
             for (guint i = 0; i < PA_PCP_ORDERS_618; i++)
               pp->lists[i] = (PaList) { PA_NIL, PA_NIL, 0 };
-            pp->batch = z->batch;
+            /* setup_pageset: batch = max(1, batch) (2.6.x); 6.18 takes
+             * max(1, zone_batchsize()) before computing high. */
+            pp->batch = MAX (1, z->batch);
           }
         PaPcp *hot = pa_pcp (pa, c, n, 0), *cold = pa_pcp (pa, c, n, 1);
         switch (p->era)
