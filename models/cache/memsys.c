@@ -264,6 +264,16 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
   return TRUE;
 }
 
+static inline guint
+inst_of (const SimMemSys *ms, guint l, guint core)
+{
+  const Level *L = &ms->lv[l];
+  if (L->private_)
+    return core;
+  guint cps = ms->m->cores_per_socket;
+  return (core / cps) * L->inst_per_socket + (core % cps) / L->group;
+}
+
 /* ---- Construction ------------------------------------------------------ */
 
 static SimMemSys *
@@ -473,6 +483,16 @@ sim_memsys_level_geometry (const SimMemSys *ms, guint l, guint64 *size, guint *w
   *size = (guint64) L->sets * L->ways << L->line_shift;
   *ways = L->ways;
   *line = 1u << L->line_shift;
+}
+
+gboolean
+sim_memsys_holds (const SimMemSys *ms, guint cpu, guint l, guint64 addr)
+{
+  g_return_val_if_fail (cpu < ms->n_cpus && l < ms->n_levels, FALSE);
+  const Level *L = &ms->lv[l];
+  guint inst = ms->mode == SIM_MEMSYS_CACHEGRIND ? 0 : inst_of (ms, l, ms->core_of[cpu]);
+  guint64 block = addr >> L->line_shift;
+  return find_way (L, set_base (L, inst, block), block) >= 0;
 }
 
 const SimCpuMemStats *
@@ -691,15 +711,6 @@ dir_drop (SimMemSys *ms, guint64 block, guint dom)
     dir_delete (ms, e);
 }
 
-static inline guint
-inst_of (const SimMemSys *ms, guint l, guint core)
-{
-  const Level *L = &ms->lv[l];
-  if (L->private_)
-    return core;
-  guint cps = ms->m->cores_per_socket;
-  return (core / cps) * L->inst_per_socket + (core % cps) / L->group;
-}
 
 /* ---- Full mode: moving lines ------------------------------------------- */
 
@@ -718,18 +729,21 @@ core_holds (const SimMemSys *ms, guint core, guint64 block)
   return FALSE;
 }
 
-static gboolean
-core_dirty (const SimMemSys *ms, guint core, guint64 block)
+/* The union of @core's private copies' state bits (EXCL is the same in
+ * every copy; DIRTY may sit in any of them). */
+static guint8
+core_bits (const SimMemSys *ms, guint core, guint64 block)
 {
+  guint8 bits = 0;
   for (guint l = 0; l < ms->n_private; l++)
     {
       const Level *L = &ms->lv[l];
       gsize base = set_base (L, core, block);
       int w = find_way (L, base, block);
-      if (w >= 0 && (L->st[base + w] & ST_DIRTY))
-        return TRUE;
+      if (w >= 0)
+        bits |= L->st[base + w];
     }
-  return FALSE;
+  return bits;
 }
 
 static void
@@ -855,6 +869,7 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
   const Level *L = &ms->lv[l];
   if (L->private_)
     {
+      gboolean hit = FALSE;
       for (guint j = 0; j < l; j++)
         {
           Level *U = &ms->lv[j];
@@ -864,9 +879,11 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
             {
               dirty |= (U->st[base + w] & ST_DIRTY) != 0;
               remove_way (U, base, (guint) w);
-              ms->stats[ms->cpu_of_core[inst]].back_invalidations++;
+              hit = TRUE;
             }
         }
+      if (hit)
+        ms->stats[ms->cpu_of_core[inst]].back_invalidations++;
       return dirty;
     }
   DirEnt *e = dir_find (ms, block);
@@ -1140,12 +1157,16 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       guint64 *b = dir_bits_of (ms, e);
       guint my_socket = ms->dom_socket[core];
       gint32 owner = e->owner;
-      gboolean owner_dirty = FALSE;
+      gboolean owner_dirty = FALSE, owner_excl = FALSE, supplies = FALSE;
       if (owner >= 0 && !on_path (ms, core, (guint) owner))
         {
           guint od = (guint) owner;
           if (od < ms->n_cores)
-            owner_dirty = core_dirty (ms, od, block);
+            {
+              guint8 ob = core_bits (ms, od, block);
+              owner_dirty = (ob & ST_DIRTY) != 0;
+              owner_excl = (ob & ST_EXCL) != 0;
+            }
           else
             {
               guint inst;
@@ -1155,6 +1176,14 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
               int w = find_way (O, base, block);
               owner_dirty = w >= 0 && (O->st[base + w] & ST_DIRTY);
             }
+          /* A copy on our own path is current unless the owner may have
+           * written since (E/M); under MOESI the O owner always supplies. */
+          supplies = hit < 0 || owner_excl
+                     || (m->coherence == SIM_COH_MOESI && owner_dirty);
+        }
+      if (supplies)
+        {
+          guint od = (guint) owner;
           gboolean local = ms->dom_socket[od] == my_socket;
           if (local)
             lat = owner_dirty ? m->lat_local_hitm : m->lat_local_clean;
@@ -1205,7 +1234,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
         }
       else
         {
-          if (owner >= 0 && !on_path (ms, core, (guint) owner))
+          if (supplies)
             {
               /* The owner is downgraded. */
               guint od = (guint) owner;
@@ -1369,7 +1398,10 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
   guint64 b2 = (addr + (size ? size - 1 : 0)) >> ms->line_shift;
   guint32 lat = access_line (ms, cpu, b1, kind, cls);
   for (guint64 b = b1 + 1; b <= b2; b++)
-    lat = MAX (lat, access_line (ms, cpu, b, kind, cls));
+    {
+      guint32 l = access_line (ms, cpu, b, kind, cls);   /* not inside MAX() */
+      lat = MAX (lat, l);
+    }
   ms->stats[cpu].cycles += lat;
   return lat;
 }

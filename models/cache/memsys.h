@@ -111,6 +111,10 @@ guint      sim_memsys_home_node      (const SimMemSys *ms, guint64 addr);
 
 const char *sim_mem_class_name       (SimMemClass cls);
 
+/* Does @cpu's instance of level @l hold the line of @addr?  Changes no
+ * state (for tests and debugging). */
+gboolean   sim_memsys_holds          (const SimMemSys *ms, guint cpu, guint l,
+                                      guint64 addr);
 /* The machine of a full-mode memsys (NULL in Cachegrind mode), and the
  * geometry of level @l, for reports. */
 const SimMachine *sim_memsys_machine (const SimMemSys *ms);
