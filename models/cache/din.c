@@ -70,7 +70,12 @@ sim_din_parse_line (const char *p, const char *end, SimDinRecord *rec,
       return -1;
     }
   p++;
-  if (p == end || !is_blank (*p))
+  if (p == end)
+    {
+      *what = "a hexadecimal address after the operation";
+      return -1;
+    }
+  if (!is_blank (*p))
     {
       *what = "an operation r, w, i, m (or Dinero's 0, 1, 2) followed by a blank";
       return -1;
