@@ -28,10 +28,10 @@
  *
  * Simplifications (see docs/models/page.md): one migratetype (UNMOVABLE;
  * the simulated list addresses are those of the UNMOVABLE lists, so the
- * cache footprint is right); no watermarks, reclaim, compaction,
- * migratetype fallback or remote pcp draining (an allocation fails when
- * its zones' buddy lists cannot serve it, even if other CPUs' pcp lists
- * hold pages); no zones other than ZONE_NORMAL; the 2.6.23 cold list exists
+ * cache footprint is right); no watermarks, reclaim, compaction or
+ * migratetype fallback -- an allocation fails when its zones' lists cannot
+ * serve it, after draining every CPU's pagesets if it may sleep
+ * (SIM_GFP_WAIT); no zones other than ZONE_NORMAL; the 2.6.23 cold list exists
  * but is never used (the models never ask for cold pages); no THP pcp
  * lists in 6.18; high decay (decay_pcp_high from vmstat) is not modelled.
  *
@@ -50,6 +50,7 @@ enum {
   PA_I_ALLOC_ENTRY    = 40,  /* __alloc_pages + get_page_from_freelist:
                                 gfp checks, zonelist walk, watermark test */
   PA_I_ZONE_FALLBACK  = 12,  /* trying the next zone of the zonelist */
+  PA_I_SLOWPATH       = 200, /* __alloc_pages_slowpath up to drain_all_pages */
   PA_I_FREE_ENTRY     = 25,  /* __free_pages / free_pages_prepare head */
   PA_I_LOCK           = 4,   /* spin_lock_irqsave/unlock around the atomic */
   PA_I_PCP_ALLOC      = 18,  /* buffered_rmqueue/rmqueue_pcplist fast path */
@@ -483,7 +484,23 @@ pa_prep_new (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order,
     }
 }
 
-/* free_pages_prepare / free_pages_check / destroy_compound_page. */
+/* destroy_compound_page: the order in page[1] (2.6.x), then each tail's
+ * first_page / compound_head checked and cleared.  2.6.x does this in
+ * __free_one_page, under zone->lock; 6.18 in free_pages_prepare. */
+static void
+pa_destroy_compound (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order)
+{
+  if (pa->era != SIM_PAGE_ERA_6_18)
+    sim_op_read (op, pa_frame_struct (z, f + 1) + SP_LRU, 16, SIM_MEM_STRUCT_PAGE);
+  for (guint i = 1; i < 1u << order; i++)
+    {
+      pa_instr (op, PA_I_COMPOUND_TAIL);
+      sim_op_read (op, pa_frame_struct (z, f + i) + SP_LRU, 8, SIM_MEM_STRUCT_PAGE);
+      z->state[f + i] = PA_ST_NONE;
+    }
+}
+
+/* free_pages_prepare / free_pages_check on every page of the block. */
 static void
 pa_free_prepare (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order,
                  gboolean compound)
@@ -492,18 +509,11 @@ pa_free_prepare (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order,
   sim_op_read (op, pa_frame_struct (z, f) + SP_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
   pa_instr (op, PA_I_CHECK_PAGE);
   sim_op_access (op, pa_frame_struct (z, f) + SP_FLAGS, 8, SIM_ACC_RMW, SIM_MEM_STRUCT_PAGE);
-  if (compound && pa->era != SIM_PAGE_ERA_6_18)
-    /* destroy_compound_page reads the order in page[1]. */
-    sim_op_read (op, pa_frame_struct (z, f + 1) + SP_LRU, 16, SIM_MEM_STRUCT_PAGE);
+  if (compound && pa->era == SIM_PAGE_ERA_6_18)
+    pa_destroy_compound (pa, z, op, f, order);
   for (guint i = 1; i < n; i++)
     {
       pa_instr (op, PA_I_CHECK_PAGE);
-      if (compound)
-        {
-          /* The tail's compound_head/first_page is checked and cleared. */
-          sim_op_read (op, pa_frame_struct (z, f + i) + SP_LRU, 8, SIM_MEM_STRUCT_PAGE);
-          z->state[f + i] = PA_ST_NONE;
-        }
       sim_op_access (op, pa_frame_struct (z, f + i) + SP_FLAGS, 8, SIM_ACC_RMW,
                      SIM_MEM_STRUCT_PAGE);
     }
@@ -831,6 +841,35 @@ pa_pcp_free (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order)
   sim_op_write (op, p->addr + PCP618_LOCK, 4, SIM_MEM_LOCK);
 }
 
+/* drain_all_pages on the slow path: every CPU spills its pagesets back to
+ * the buddy, each on its own CPU (the work runs there, so the traffic and
+ * the zone->lock acquisitions are that CPU's), starting when the request
+ * is made.  The requester waits for the last one (flush_work); the wait is
+ * counted with the lock waits.  Returns TRUE when any page moved. */
+static gboolean
+pa_drain_all (SimPageAlloc *pa, SimOp *op)
+{
+  SimTime done = op->t;
+  gboolean moved = FALSE;
+  for (guint c = 0; c < pa->n_cpus; c++)
+    for (guint n = 0; n < pa->n_nodes; n++)
+      for (guint w = 0; w < 2; w++)
+        {
+          PaPcp *p = pa_pcp (pa, c, n, w);
+          if (p->count == 0)
+            continue;
+          SimOp rop;
+          sim_op_begin (&rop, op->mem, c, op->t);
+          pa_pcp_free_bulk (pa, &pa->zones[n], &rop, p, p->count, 0);
+          sim_op_write (&rop, pa_pcp_count_addr (pa, p), 4, SIM_MEM_PAGE_ALLOC);
+          done = MAX (done, rop.t);
+          moved = TRUE;
+        }
+  op->cost.lock_wait += done - op->t;
+  op->t = done;
+  return moved;
+}
+
 /* ---- Public entry points. ---- */
 
 static PaZone *
@@ -857,8 +896,10 @@ sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
 
   guint pref = node < 0 ? pa_cpu_node (pa, op->cpu) : (guint) node % pa->n_nodes;
   guint tries = (gfp & SIM_GFP_THISNODE) ? 1 : pa->n_nodes;
+  gboolean drained = FALSE;
   pa_instr (op, PA_I_ALLOC_ENTRY);
 
+retry:
   for (guint i = 0; i < tries; i++)
     {
       PaZone *z = &pa->zones[(pref + i) % pa->n_nodes];
@@ -884,6 +925,15 @@ sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
       pa->stats.alloc++;
       return pa_frame_addr (z, f);
     }
+  /* A sleeping allocation would reclaim (nothing to reclaim here) and
+   * then drain every CPU's pagesets before giving up. */
+  if ((gfp & SIM_GFP_WAIT) && !drained)
+    {
+      drained = TRUE;
+      pa_instr (op, PA_I_SLOWPATH);
+      if (pa_drain_all (pa, op))
+        goto retry;
+    }
   pa->stats.alloc_failed++;
   return 0;
 }
@@ -907,10 +957,13 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
   pa->stats.free++;
 
   if (pa_pcp_order_ok (pa, order))
+    /* Compound pages reach the pcp only in 6.18, already destroyed. */
     pa_pcp_free (pa, z, op, f, order);
   else
     {
       pa_zone_lock (pa, z, op);
+      if (ST_COMP (st) && pa->era != SIM_PAGE_ERA_6_18)
+        pa_destroy_compound (pa, z, op, f, order);
       pa_free_one (pa, z, op, f, order);
       pa_zone_unlock (z, op);
     }

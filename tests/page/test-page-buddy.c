@@ -280,6 +280,43 @@ test_out_of_memory (void **state)
   pt_env_free (e);
 }
 
+/* Pages parked on another CPU's pageset are only recovered by a sleeping
+ * allocation (drain_all_pages on the slow path), which then succeeds. */
+static void
+test_drain_all_on_failure (void **state)
+{
+  (void) state;
+  SimOp op;
+  PtEnv *e = pt_env_new (SIM_PAGE_ERA_6_18, 8 * MiB, TRUE);
+  const SimPageStats *s = sim_page_stats (e->pa);
+  SimAddr *a = g_new0 (SimAddr, 2048);
+  guint n = 0;
+  while ((a[n] = pt_alloc_full (e, &op, 0, 0, 0, SIM_GFP_THISNODE, FALSE)) != 0)
+    n++;
+  assert_int_equal (n, 2048);
+  assert_int_equal (s->alloc_failed, 1);
+  for (guint i = 0; i < 30; i++)
+    pt_free (e, 1, a[i], 0);
+  assert_int_equal (pt_pcp (e, 1, 0).count, 30);
+  assert_int_equal (pt_alloc_full (e, &op, 0, 0, 0, SIM_GFP_THISNODE, FALSE), 0);
+  assert_int_equal (s->alloc_failed, 2);
+  guint64 drains = s->pcp_drains;
+  SimAddr b = pt_alloc_full (e, &op, 0, 0, 0, SIM_GFP_THISNODE | SIM_GFP_WAIT, FALSE);
+  assert_int_not_equal (b, 0);
+  assert_int_equal (s->pcp_drains, drains + 1);
+  assert_int_equal (pt_pcp (e, 1, 0).count, 0);
+  assert_true (op.cost.lock_wait > 0);
+  assert_int_equal (s->alloc_failed, 2);
+  pt_assert_check (e);
+  /* Nothing left anywhere: a sleeping allocation fails too. */
+  while (pt_alloc_full (e, &op, 0, 0, 0, SIM_GFP_THISNODE | SIM_GFP_WAIT, FALSE) != 0)
+    ;
+  assert_int_equal (s->alloc_failed, 3);
+  pt_assert_check (e);
+  g_free (a);
+  pt_env_free (e);
+}
+
 typedef struct {
   SimAddr addr;
   guint order;
@@ -306,8 +343,9 @@ run_random (SimPageEra era, guint64 managed, guint64 seed)
           guint order = orders[sim_rng_below (&rng, G_N_ELEMENTS (orders))];
           gint node = (gint) sim_rng_below (&rng, 3) - 1;
           gboolean comp = sim_rng_below (&rng, 2);
-          SimAddr a = pt_alloc_full (e, &op, cpu, order, node,
-                                     sim_rng_below (&rng, 8) == 0 ? SIM_GFP_ZERO : 0, comp);
+          guint32 gfp = (sim_rng_below (&rng, 8) == 0 ? SIM_GFP_ZERO : 0)
+                        | (sim_rng_below (&rng, 2) ? SIM_GFP_WAIT : 0);
+          SimAddr a = pt_alloc_full (e, &op, cpu, order, node, gfp, comp);
           if (a)
             {
               Live l = { a, order };
@@ -421,6 +459,7 @@ main (void)
     cmocka_unit_test (test_compound_tails),
     cmocka_unit_test (test_gfp_zero),
     cmocka_unit_test (test_out_of_memory),
+    cmocka_unit_test (test_drain_all_on_failure),
     cmocka_unit_test (test_random_mix),
     cmocka_unit_test (test_check_detects_corruption),
     cmocka_unit_test (test_bad_params),
