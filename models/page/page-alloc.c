@@ -1010,8 +1010,10 @@ SimAddr
 sim_page_static_alloc (SimPageAlloc *pa, guint node, guint64 size, guint64 align)
 {
   g_return_val_if_fail (pa != NULL, 0);
-  g_return_val_if_fail (node < pa->n_nodes, 0);
   g_return_val_if_fail (align != 0 && (align & (align - 1)) == 0, 0);
+  /* Node numbers past the last node wrap, as in sim_page_alloc: a model
+   * may place per-CPU data by socket on a machine without NUMA. */
+  node %= pa->n_nodes;
   PaZone *z = &pa->zones[node];
   SimAddr a = (z->static_cur + align - 1) & ~(align - 1);
   if (a + size > z->static_end || a + size < a)

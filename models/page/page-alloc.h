@@ -70,10 +70,12 @@ SimPageAlloc *sim_page_alloc_new   (const SimMachine *m, SimMemSys *mem,
 void          sim_page_alloc_free  (SimPageAlloc *pa);
 
 /* Allocate 2^@order contiguous pages on @node (SIM_NUMA_NO_NODE: the
- * CPU's node, falling back to others) for op->cpu.  @gfp: SIM_GFP_* bits;
- * SIM_GFP_ZERO zeroes the pages; @compound sets up a compound page (head
- * + tails) when order > 0.  Returns the physical address of the first
- * page, 0 when no memory is left. */
+ * CPU's node; other nodes are tried next unless SIM_GFP_THISNODE; node
+ * numbers past the last node wrap) for op->cpu.  @gfp: SIM_GFP_* bits;
+ * SIM_GFP_ZERO zeroes the pages; SIM_GFP_WAIT lets a failing allocation
+ * drain every CPU's pagesets and retry; @compound sets up a compound page
+ * (head + tails) when order > 0.  Returns the physical address of the
+ * first page, 0 when no memory is left (counted in alloc_failed). */
 SimAddr sim_page_alloc   (SimPageAlloc *pa, SimOp *op, guint order, gint node,
                           guint32 gfp, gboolean compound);
 void    sim_page_free    (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order);
@@ -86,7 +88,10 @@ SimAddr sim_page_struct  (const SimPageAlloc *pa, SimAddr addr);
 SimAddr sim_page_head    (const SimPageAlloc *pa, SimAddr addr);
 guint   sim_page_node_of (const SimPageAlloc *pa, SimAddr addr);
 
-/* Static kernel data on @node, aligned to @align (a power of two). */
+/* Static kernel data on @node (numbers past the last node wrap: without
+ * NUMA everything is on node 0), aligned to @align (a power of two).
+ * Never freed; exhausting the static area is a programmer error
+ * (g_critical, returns 0). */
 SimAddr sim_page_static_alloc (SimPageAlloc *pa, guint node, guint64 size, guint64 align);
 
 const SimPageStats *sim_page_stats (const SimPageAlloc *pa);

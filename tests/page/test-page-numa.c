@@ -85,6 +85,30 @@ test_static_alloc (void **state)
   pt_env_free (e);
 }
 
+/* static_bytes sizes the static area; the frames follow it. */
+static void
+test_static_size (void **state)
+{
+  (void) state;
+  PtEnv e;
+  GError *error = NULL;
+  pt_machine (&e, TRUE);
+  SimMemSys *mem = sim_memsys_new (&e.m, &error);
+  assert_non_null (mem);
+  SimPageParams p = { .era = SIM_PAGE_ERA_6_18, .managed_bytes = 64 * MiB,
+                      .static_bytes = 30 * MiB };
+  SimPageAlloc *pa = sim_page_alloc_new (&e.m, mem, &p, &error);
+  assert_non_null (pa);
+  /* memmap: (32 + 64) MiB / 63 rounds up to 4 MiB; static 30 -> 32 MiB. */
+  assert_int_equal (sim_page_free_list_head (pa, 0, 10), 36 * MiB);
+  assert_int_equal (sim_page_free_list_head (pa, 1, 10), e.m.node_bytes + 36 * MiB);
+  SimAddr big = sim_page_static_alloc (pa, 1, 20 * MiB, 4096);
+  assert_int_not_equal (big, 0);
+  assert_true (big + 20 * MiB <= e.m.node_bytes + 36 * MiB);
+  sim_page_alloc_free (pa);
+  sim_memsys_free (mem);
+}
+
 /* Without NUMA there is one node at address 0 for every CPU. */
 static void
 test_single_node (void **state)
@@ -99,6 +123,9 @@ test_single_node (void **state)
   /* A node number past the machine's nodes wraps, like addresses do. */
   SimOp op;
   assert_int_not_equal (pt_alloc_full (e, &op, 1, 4, 1, 0, FALSE), 0);
+  SimAddr s = sim_page_static_alloc (e->pa, 1, 64, 64);
+  assert_int_not_equal (s, 0);
+  assert_int_equal (sim_page_node_of (e->pa, s), 0);
   pt_assert_check (e);
   pt_env_free (e);
 }
@@ -175,6 +202,7 @@ main (void)
     cmocka_unit_test (test_layout),
     cmocka_unit_test (test_pages_from_cpu_node),
     cmocka_unit_test (test_static_alloc),
+    cmocka_unit_test (test_static_size),
     cmocka_unit_test (test_single_node),
     cmocka_unit_test (test_zone_lock_contention),
     cmocka_unit_test (test_deterministic_cost),
