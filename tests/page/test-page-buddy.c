@@ -289,7 +289,7 @@ test_drain_all_on_failure (void **state)
   SimOp op;
   PtEnv *e = pt_env_new (SIM_PAGE_ERA_6_18, 8 * MiB, TRUE);
   const SimPageStats *s = sim_page_stats (e->pa);
-  SimAddr *a = g_new0 (SimAddr, 2048);
+  SimAddr *a = g_new0 (SimAddr, 2048 + 1);   /* the failing store too */
   guint n = 0;
   while ((a[n] = pt_alloc_full (e, &op, 0, 0, 0, SIM_GFP_THISNODE, FALSE)) != 0)
     n++;
