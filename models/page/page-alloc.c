@@ -43,8 +43,6 @@
 #include "models/page/page-alloc.h"
 #include "sim/core/errors.h"
 
-#include <string.h>
-
 /* ---- Instruction counts of the kernel paths (docs/models/page.md). ---- */
 enum {
   PA_I_ALLOC_ENTRY    = 40,  /* __alloc_pages + get_page_from_freelist:
@@ -332,13 +330,11 @@ pa_set_buddy_order (PaZone *z, SimOp *op, guint32 f, guint order)
 }
 
 static void
-pa_free_area_add (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order,
-                  gboolean tail)
+pa_free_area_add (PaZone *z, SimOp *op, guint32 f, guint order, gboolean tail)
 {
   pa_list_add (z, op, &z->free_list[order], pa_free_head_addr (z, order), f, tail);
   sim_op_access (op, pa_nr_free_addr (z, order), 8, SIM_ACC_RMW, SIM_MEM_PAGE_ALLOC);
   z->nr_free_pages += 1u << order;
-  (void) pa;
 }
 
 static void
@@ -374,7 +370,7 @@ pa_rmqueue (SimPageAlloc *pa, PaZone *z, SimOp *op, guint order)
         {
           guint32 half = f + (1u << (h - 1));
           pa_instr (op, PA_I_EXPAND_STEP);
-          pa_free_area_add (pa, z, op, half, h - 1, FALSE);
+          pa_free_area_add (z, op, half, h - 1, FALSE);
           pa_set_buddy_order (z, op, half, h - 1);
           pa->stats.buddy_splits++;
         }
@@ -424,7 +420,7 @@ pa_free_one (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order)
       guint32 higher = (f & buddy) ^ (1u << (order + 1));
       to_tail = pa_is_buddy (z, op, higher, order + 1);
     }
-  pa_free_area_add (pa, z, op, f, order, to_tail);
+  pa_free_area_add (z, op, f, order, to_tail);
 }
 
 /* ---- struct page preparation. ---- */
@@ -1472,7 +1468,7 @@ sim_page_check (const SimPageAlloc *pa, GError **error)
     {
       const PaZone *z = &pa->zones[n];
       g_autofree guint8 *cover = g_new0 (guint8, z->n_frames);
-      guint64 free_pages = 0, pcp_pages = 0;
+      guint64 free_pages = 0;
       for (guint o = 0; o < PA_MAX_ORDER; o++)
         {
           char what[32];
@@ -1519,7 +1515,6 @@ sim_page_check (const SimPageAlloc *pa, GError **error)
                              n, c, pages, p->count);
                 return FALSE;
               }
-            pcp_pages += pages;
           }
       /* Allocated blocks: every head covers its frames, tails agree. */
       for (guint32 f = 0; f < z->n_frames; f++)
@@ -1572,7 +1567,6 @@ sim_page_check (const SimPageAlloc *pa, GError **error)
                          "node %u: frame %u is neither free nor allocated", n, f);
             return FALSE;
           }
-      (void) pcp_pages;
     }
   if (alloc_pages != pa->allocated_pages)
     {
