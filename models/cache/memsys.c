@@ -1,2 +1,1413 @@
-/* memsys.c - placeholder; the cache hierarchy lands here. */
+/* memsys.c - set-associative cache hierarchy with MESI/MESIF/MOESI coherence
+ * over every core and socket of a SimMachine, and NUMA DRAM.
+ *
+ * What is modelled
+ *  - Every level of SimMachine.levels as one or more cache instances: private
+ *    per core (shared_cores 1; the core's SMT threads share it), one per socket
+ *    (0) or one per group of N consecutive cores of a socket (Core 2's L2).
+ *    Private levels must come first (L1, maybe L2); shared ones follow.
+ *  - Replacement per level: true LRU (move-to-front order inside each set,
+ *    Cachegrind's own scheme, so Cachegrind mode matches it bit for bit),
+ *    tree pseudo-LRU (ways - 1 bits per set), random (the machine's seeded
+ *    PRNG, one stream per level).  Empty ways are always filled first.
+ *  - Write-back, write-allocate.  A dirty victim is counted as one write-back
+ *    at the level that evicts it and makes the next copy on its way out dirty
+ *    (or goes to DRAM).
+ *  - Inclusion per level (caches.md §5.3): inclusive levels back-invalidate
+ *    the copies above them on eviction (Nehalem L3); NINE levels are filled
+ *    on a miss and leave the levels above alone; exclusive levels are filled
+ *    only with the victims of the level above and give a line up on a hit
+ *    (Opteron L2 and its victim L3).
+ *  - Coherence: a directory (a hash on the line address, holding only lines
+ *    that some cache holds, so its size is bounded by the total cache
+ *    capacity) records which "domains" hold each line - a domain is one
+ *    core's private caches or one shared-cache instance - plus the owner
+ *    (E/M/O holder) and, under MESIF, the forwarder.  The per-line state
+ *    bytes of the private caches carry EXCL (E or M permission) and DIRTY,
+ *    so an L1 hit with permission never looks at the directory: that is the
+ *    fast path.  The directory is consulted only when a core misses all its
+ *    private levels or must upgrade a shared line.
+ *    States: M = EXCL+DIRTY, E = EXCL, S, O (MOESI: dirty, shared, owner
+ *    supplies), F (MESIF: the most recent clean sharer supplies other
+ *    sockets).  Under MESI a clean shared line in another socket does not
+ *    supply data: it comes from DRAM.  A read of a line another domain owns
+ *    downgrades the owner (M -> S with a write-back to its socket's shared
+ *    level or DRAM under MESI/MESIF; M -> O under MOESI).  A write or RMW
+ *    invalidates every other domain's copy; an upgrade from S moves no data.
+ *  - Latency: the hit latency of the level that served the access, or the
+ *    machine's lat_local_clean/hitm when another core (or shared cache) of
+ *    the same socket supplied the line, lat_remote_clean/hitm when another
+ *    socket did, or lat_dram_local/remote by the address's home node.  A
+ *    line owned exclusively (E/M) by another core of the socket is snooped
+ *    even when the requester's L3 holds it (Nehalem's "L3 hit, clean in
+ *    another core").  An upgrade costs the first shared level's latency
+ *    (the coherence point), or lat_remote_clean if copies in another socket
+ *    had to be invalidated.  An access straddling lines returns the largest
+ *    per-line latency (the lines are fetched in parallel).
+ *
+ * What is not modelled: prefetchers, queues, bandwidth and contention, the
+ * timing of concurrent requests (accesses are applied one at a time in trace
+ * order), TLBs, instruction caches, non-temporal stores, snoop-filter
+ * capacity separate from the caches, Opteron's L3 keeping shared lines,
+ * adaptive L3 replacement.  Only the requester's own stack is charged for
+ * level accesses; events in another core's caches (invalidations,
+ * back-invalidations received, their write-backs) are charged to that core's
+ * first CPU.
+ *
+ * Cachegrind mode (caches.md §2.4, §2.5) is a separate small path: D1 and
+ * LL, LRU, no coherence, no write-backs, the LL looked up only on a D1 miss,
+ * a straddling access one reference with at most one miss per level.
+ */
 #include "models/cache/memsys.h"
+#include "sim/core/errors.h"
+#include "sim/core/rng.h"
+
+#include <string.h>
+
+#define NO_LINE G_MAXUINT64
+
+/* Per-line state bits. */
+#define ST_DIRTY 0x1u   /* newer than the next level / memory */
+#define ST_EXCL  0x2u   /* private caches only: the core has E/M permission */
+
+typedef struct {
+  guint          sets, ways, line_shift;
+  guint64        set_mask;
+  SimReplPolicy  repl;
+  SimInclusion   incl;
+  guint          latency;
+  guint          group;        /* cores per instance; 1 = private */
+  guint          n_inst;
+  guint          inst_per_socket;
+  guint          dom_base;     /* shared levels: domain id of instance 0 */
+  gboolean       private_;
+  guint64       *tag;          /* [n_inst * sets * ways], NO_LINE = empty */
+  guint8        *st;           /* same shape */
+  guint64       *plru;         /* [n_inst * sets], PLRU only */
+  SimRng         rng;
+} Level;
+
+typedef struct {
+  guint64 block;               /* NO_LINE = empty slot */
+  gint32  owner;               /* domain holding E/M/O, or -1 */
+  gint32  fwd;                 /* MESIF forwarder domain, or -1 */
+} DirEnt;
+
+struct SimMemSys {
+  SimMemSysMode      mode;
+  const SimMachine  *m;
+  guint              n_cpus, n_levels, n_private, n_cores, n_dom;
+  guint              line_shift;
+  Level              lv[SIM_MACHINE_MAX_LEVELS];
+  guint             *core_of;      /* [n_cpus] machine-wide core */
+  guint             *cpu_of_core;  /* [n_cores] first CPU of each core */
+  guint             *dom_socket;   /* [n_dom] */
+  SimCpuMemStats    *stats;        /* [n_cpus] */
+  /* Directory: open addressing, linear probing, backward-shift deletion. */
+  DirEnt            *dir;
+  guint64           *dir_mask;     /* [dir_cap * mask_words] holder bits */
+  guint64            dir_cap_mask;
+  guint              dir_bits, mask_words;
+};
+
+/* ---- Cache arrays ------------------------------------------------------ */
+
+static inline gsize
+set_base (const Level *L, guint inst, guint64 block)
+{
+  return ((gsize) inst * L->sets + (block & L->set_mask)) * L->ways;
+}
+
+static inline int
+find_way (const Level *L, gsize base, guint64 block)
+{
+  const guint64 *t = L->tag + base;
+  for (guint w = 0; w < L->ways; w++)
+    if (t[w] == block)
+      return (int) w;
+  return -1;
+}
+
+/* Tree-PLRU: node i has children 2i+1, 2i+2; a bit set means the victim
+ * is in the right subtree.  A touch points every node on the path away from
+ * the touched way. */
+static inline void
+plru_touch (Level *L, gsize set_index, guint way)
+{
+  guint64 bits = L->plru[set_index];
+  guint node = 0;
+  for (guint span = L->ways; span > 1; span >>= 1)
+    {
+      guint half = span >> 1;
+      gboolean right = (way & half) != 0;
+      if (right)
+        bits &= ~(G_GUINT64_CONSTANT (1) << node);
+      else
+        bits |= G_GUINT64_CONSTANT (1) << node;
+      node = 2 * node + (right ? 2 : 1);
+    }
+  L->plru[set_index] = bits;
+}
+
+static inline guint
+plru_victim (const Level *L, gsize set_index)
+{
+  guint64 bits = L->plru[set_index];
+  guint node = 0, way = 0;
+  for (guint span = L->ways; span > 1; span >>= 1)
+    {
+      gboolean right = (bits >> node) & 1;
+      if (right)
+        way |= span >> 1;
+      node = 2 * node + (right ? 2 : 1);
+    }
+  return way;
+}
+
+/* Make @way the most recently used; returns the way the line now sits in
+ * (LRU keeps its sets in recency order, so the line moves to way 0). */
+static inline guint
+touch (Level *L, gsize base, guint way)
+{
+  switch (L->repl)
+    {
+    case SIM_REPL_LRU:
+      if (way != 0)
+        {
+          guint64 t = L->tag[base + way];
+          guint8 s = L->st[base + way];
+          memmove (L->tag + base + 1, L->tag + base, way * sizeof (guint64));
+          memmove (L->st + base + 1, L->st + base, way);
+          L->tag[base] = t;
+          L->st[base] = s;
+        }
+      return 0;
+    case SIM_REPL_PLRU:
+      plru_touch (L, base / L->ways, way);
+      return way;
+    case SIM_REPL_RANDOM:
+      return way;
+    }
+  return way;
+}
+
+/* The way a new line goes into: an empty way if any, else the policy's
+ * victim (for LRU the last way; empty ways are kept at the end). */
+static inline guint
+victim_way (Level *L, gsize base)
+{
+  if (L->repl == SIM_REPL_LRU)
+    return L->ways - 1;
+  for (guint w = 0; w < L->ways; w++)
+    if (L->tag[base + w] == NO_LINE)
+      return w;
+  if (L->repl == SIM_REPL_PLRU)
+    return plru_victim (L, base / L->ways);
+  return (guint) sim_rng_below (&L->rng, L->ways);
+}
+
+/* Empty a way; LRU moves the hole to the end so that it is filled first. */
+static inline void
+remove_way (Level *L, gsize base, guint way)
+{
+  if (L->repl == SIM_REPL_LRU)
+    {
+      guint n = L->ways - 1 - way;
+      memmove (L->tag + base + way, L->tag + base + way + 1, n * sizeof (guint64));
+      memmove (L->st + base + way, L->st + base + way + 1, n);
+      way = L->ways - 1;
+    }
+  L->tag[base + way] = NO_LINE;
+  L->st[base + way] = 0;
+}
+
+static gboolean
+level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **error)
+{
+  guint64 per_set = (guint64) spec->ways * spec->line;
+  if (spec->ways == 0 || spec->line < 16 || (spec->line & (spec->line - 1))
+      || spec->size == 0 || (spec->size & (spec->size - 1))
+      || spec->size % per_set || spec->size < per_set
+      || ((spec->size / per_set) & (spec->size / per_set - 1)))
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "cache %s: size %" G_GUINT64_FORMAT ", %u ways, %u-byte lines "
+                   "is not a geometry (expected power-of-two size, line >= 16 and "
+                   "a power-of-two number of sets)",
+                   spec->name ? spec->name : "?", spec->size, spec->ways, spec->line);
+      return FALSE;
+    }
+  if (spec->ways > 255 || (spec->replacement == SIM_REPL_PLRU
+                           && (spec->ways > 64 || (spec->ways & (spec->ways - 1)))))
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "cache %s: %u ways not supported (expected at most 255, and a "
+                   "power of two up to 64 for plru)",
+                   spec->name ? spec->name : "?", spec->ways);
+      return FALSE;
+    }
+  L->sets = (guint) (spec->size / per_set);
+  L->ways = spec->ways;
+  L->line_shift = (guint) g_bit_nth_lsf (spec->line, -1);
+  L->set_mask = L->sets - 1;
+  L->repl = spec->replacement;
+  L->incl = spec->inclusion;
+  L->latency = spec->latency;
+  L->n_inst = n_inst;
+  gsize n = (gsize) n_inst * L->sets * L->ways;
+  L->tag = g_new (guint64, n);
+  for (gsize i = 0; i < n; i++)
+    L->tag[i] = NO_LINE;
+  L->st = g_new0 (guint8, n);
+  if (L->repl == SIM_REPL_PLRU)
+    L->plru = g_new0 (guint64, (gsize) n_inst * L->sets);
+  return TRUE;
+}
+
+static inline guint
+inst_of (const SimMemSys *ms, guint l, guint core)
+{
+  const Level *L = &ms->lv[l];
+  if (L->private_)
+    return core;
+  guint cps = ms->m->cores_per_socket;
+  return (core / cps) * L->inst_per_socket + (core % cps) / L->group;
+}
+
+/* ---- Construction ------------------------------------------------------ */
+
+static SimMemSys *
+memsys_alloc (SimMemSysMode mode, guint n_cpus)
+{
+  SimMemSys *ms = g_new0 (SimMemSys, 1);
+  ms->mode = mode;
+  ms->n_cpus = n_cpus;
+  ms->stats = g_new0 (SimCpuMemStats, n_cpus);
+  return ms;
+}
+
+SimMemSys *
+sim_memsys_new_cachegrind (guint64 d1_size, guint d1_ways, guint d1_line,
+                           guint64 ll_size, guint ll_ways, guint ll_line,
+                           GError **error)
+{
+  SimCacheLevelSpec spec[2] = {
+    { (char *) "D1", d1_size, d1_ways, d1_line, SIM_REPL_LRU, SIM_INCL_NINE, 1, 0 },
+    { (char *) "LL", ll_size, ll_ways, ll_line, SIM_REPL_LRU, SIM_INCL_NINE, 1, 0 },
+  };
+  g_autoptr (SimMemSys) ms = memsys_alloc (SIM_MEMSYS_CACHEGRIND, 1);
+  ms->n_levels = 2;
+  for (guint l = 0; l < 2; l++)
+    if (!level_init (&ms->lv[l], &spec[l], 1, error))
+      return NULL;
+  return g_steal_pointer (&ms);
+}
+
+static guint
+group_of_spec (const SimMachine *m, const SimCacheLevelSpec *s)
+{
+  if (s->shared_cores == 0 || s->shared_cores > m->cores_per_socket)
+    return m->cores_per_socket;
+  return s->shared_cores;
+}
+
+SimMemSys *
+sim_memsys_new (const SimMachine *m, GError **error)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  if (m->n_cpus == 0 || m->n_cpus > SIM_MACHINE_MAX_CPUS || m->cpus == NULL
+      || m->sockets == 0 || m->cores_per_socket == 0
+      || m->n_levels == 0 || m->n_levels > SIM_MACHINE_MAX_LEVELS)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "machine %s: expected 1..%u CPUs, sockets, cores and 1..%u cache levels",
+                   m->name ? m->name : "?", SIM_MACHINE_MAX_CPUS, SIM_MACHINE_MAX_LEVELS);
+      return NULL;
+    }
+  g_autoptr (SimMemSys) ms = memsys_alloc (SIM_MEMSYS_FULL, m->n_cpus);
+  ms->m = m;
+  ms->n_levels = m->n_levels;
+  ms->n_cores = m->sockets * m->cores_per_socket;
+  for (guint c = 0; c < m->n_cpus; c++)
+    if (m->cpus[c].socket >= m->sockets || m->cpus[c].core >= m->cores_per_socket)
+      {
+        g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                     "machine %s: CPU %u is placed outside the topology", m->name, c);
+        return NULL;
+      }
+  /* Private levels first, then shared ones whose groups nest. */
+  guint prev_group = 1;
+  ms->n_private = 0;
+  for (guint l = 0; l < m->n_levels; l++)
+    {
+      const SimCacheLevelSpec *s = &m->levels[l];
+      guint group = s->shared_cores == 1 ? 1 : group_of_spec (m, s);
+      gboolean bad = FALSE;
+      if (group == 1 && s->shared_cores == 1)
+        {
+          if (ms->n_private != l)
+            bad = TRUE;
+          ms->n_private++;
+        }
+      else if (l == 0 || group % prev_group)
+        bad = TRUE;
+      if (l == 0 && s->inclusion == SIM_INCL_EXCLUSIVE)
+        bad = TRUE;
+      if (s->line != m->levels[0].line)
+        bad = TRUE;
+      if (bad)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                       "machine %s: cache %s: expected private levels (shared_cores 1) "
+                       "first, shared groups nesting outwards, one line size, and L1 "
+                       "not exclusive", m->name ? m->name : "?", s->name ? s->name : "?");
+          return NULL;
+        }
+      prev_group = group;
+      guint ips = (m->cores_per_socket + group - 1) / group;
+      guint n_inst = group == 1 && s->shared_cores == 1 ? ms->n_cores : m->sockets * ips;
+      if (!level_init (&ms->lv[l], s, n_inst, error))
+        {
+          g_prefix_error (error, "machine %s: ", m->name ? m->name : "?");
+          return NULL;
+        }
+      ms->lv[l].group = group;
+      ms->lv[l].private_ = s->shared_cores == 1;
+      ms->lv[l].inst_per_socket = ms->lv[l].private_ ? m->cores_per_socket : ips;
+      sim_rng_init (&ms->lv[l].rng, m->seed, l);
+    }
+  if (m->numa && m->node_bytes == 0)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "machine %s: numa needs node_bytes > 0", m->name);
+      return NULL;
+    }
+  ms->line_shift = ms->lv[0].line_shift;
+
+  /* Domains: cores first, then every shared instance. */
+  ms->n_dom = ms->n_cores;
+  for (guint l = ms->n_private; l < ms->n_levels; l++)
+    {
+      ms->lv[l].dom_base = ms->n_dom;
+      ms->n_dom += ms->lv[l].n_inst;
+    }
+  ms->dom_socket = g_new (guint, ms->n_dom);
+  for (guint c = 0; c < ms->n_cores; c++)
+    ms->dom_socket[c] = c / m->cores_per_socket;
+  for (guint l = ms->n_private; l < ms->n_levels; l++)
+    for (guint i = 0; i < ms->lv[l].n_inst; i++)
+      ms->dom_socket[ms->lv[l].dom_base + i] = i / ms->lv[l].inst_per_socket;
+
+  ms->core_of = g_new (guint, m->n_cpus);
+  ms->cpu_of_core = g_new (guint, ms->n_cores);
+  for (guint c = 0; c < ms->n_cores; c++)
+    ms->cpu_of_core[c] = G_MAXUINT;
+  for (guint c = 0; c < m->n_cpus; c++)
+    {
+      guint core = sim_machine_core_of (m, c);
+      ms->core_of[c] = core;
+      if (ms->cpu_of_core[core] == G_MAXUINT)
+        ms->cpu_of_core[core] = c;
+    }
+  for (guint c = 0; c < ms->n_cores; c++)
+    if (ms->cpu_of_core[c] == G_MAXUINT)
+      ms->cpu_of_core[c] = 0;   /* a core without CPUs never holds lines */
+
+  /* The directory never holds more lines than all caches together. */
+  guint64 lines = 0;
+  for (guint l = 0; l < ms->n_levels; l++)
+    lines += (guint64) ms->lv[l].n_inst * ms->lv[l].sets * ms->lv[l].ways;
+  ms->dir_bits = 4;
+  while ((G_GUINT64_CONSTANT (1) << ms->dir_bits) < lines + lines / 2)
+    ms->dir_bits++;
+  guint64 cap = G_GUINT64_CONSTANT (1) << ms->dir_bits;
+  ms->dir_cap_mask = cap - 1;
+  ms->mask_words = (ms->n_dom + 63) / 64;
+  ms->dir = g_new (DirEnt, cap);
+  for (guint64 i = 0; i < cap; i++)
+    ms->dir[i].block = NO_LINE;
+  ms->dir_mask = g_new0 (guint64, cap * ms->mask_words);
+  return g_steal_pointer (&ms);
+}
+
+void
+sim_memsys_free (SimMemSys *ms)
+{
+  if (ms == NULL)
+    return;
+  for (guint l = 0; l < ms->n_levels; l++)
+    {
+      g_free (ms->lv[l].tag);
+      g_free (ms->lv[l].st);
+      g_free (ms->lv[l].plru);
+    }
+  g_free (ms->core_of);
+  g_free (ms->cpu_of_core);
+  g_free (ms->dom_socket);
+  g_free (ms->stats);
+  g_free (ms->dir);
+  g_free (ms->dir_mask);
+  g_free (ms);
+}
+
+SimMemSysMode
+sim_memsys_mode (const SimMemSys *ms)
+{
+  return ms->mode;
+}
+
+guint
+sim_memsys_n_cpus (const SimMemSys *ms)
+{
+  return ms->n_cpus;
+}
+
+guint
+sim_memsys_n_levels (const SimMemSys *ms)
+{
+  return ms->n_levels;
+}
+
+const SimMachine *
+sim_memsys_machine (const SimMemSys *ms)
+{
+  return ms->m;
+}
+
+void
+sim_memsys_level_geometry (const SimMemSys *ms, guint l, guint64 *size, guint *ways,
+                           guint *line)
+{
+  g_return_if_fail (l < ms->n_levels);
+  const Level *L = &ms->lv[l];
+  *size = (guint64) L->sets * L->ways << L->line_shift;
+  *ways = L->ways;
+  *line = 1u << L->line_shift;
+}
+
+gboolean
+sim_memsys_holds (const SimMemSys *ms, guint cpu, guint l, guint64 addr)
+{
+  g_return_val_if_fail (cpu < ms->n_cpus && l < ms->n_levels, FALSE);
+  const Level *L = &ms->lv[l];
+  guint inst = ms->mode == SIM_MEMSYS_CACHEGRIND ? 0 : inst_of (ms, l, ms->core_of[cpu]);
+  guint64 block = addr >> L->line_shift;
+  return find_way (L, set_base (L, inst, block), block) >= 0;
+}
+
+const SimCpuMemStats *
+sim_memsys_cpu_stats (const SimMemSys *ms, guint cpu)
+{
+  g_return_val_if_fail (cpu < ms->n_cpus, NULL);
+  return &ms->stats[cpu];
+}
+
+void
+sim_memsys_total_stats (const SimMemSys *ms, SimCpuMemStats *out)
+{
+  /* Every field is a guint64 counter, so the struct sums as an array. */
+  G_STATIC_ASSERT (sizeof (SimCpuMemStats) % sizeof (guint64) == 0);
+  memset (out, 0, sizeof *out);
+  guint64 *o = (guint64 *) out;
+  for (guint c = 0; c < ms->n_cpus; c++)
+    {
+      const guint64 *s = (const guint64 *) &ms->stats[c];
+      for (gsize i = 0; i < sizeof *out / sizeof (guint64); i++)
+        o[i] += s[i];
+    }
+}
+
+guint
+sim_memsys_home_node (const SimMemSys *ms, guint64 addr)
+{
+  const SimMachine *m = ms->m;
+  if (m == NULL || m->sockets <= 1)
+    return 0;
+  if (m->numa)
+    return (guint) ((addr / m->node_bytes) % m->sockets);
+  return (guint) ((addr >> 12) % m->sockets);
+}
+
+const char *
+sim_mem_class_name (SimMemClass cls)
+{
+  static const char *const names[SIM_MEM_N_CLASSES] = {
+    "other", "cpu_slab", "cache_meta", "struct_page", "freeptr", "object",
+    "lock", "page_alloc",
+  };
+  return (guint) cls < SIM_MEM_N_CLASSES ? names[cls] : "?";
+}
+
+/* ---- Cachegrind mode ---------------------------------------------------- */
+
+/* Look up one block, install it on a miss (Cachegrind's move-to-front LRU);
+ * returns TRUE on a miss. */
+static inline gboolean
+cg_ref (Level *L, guint64 block)
+{
+  gsize base = set_base (L, 0, block);
+  guint64 *t = L->tag + base;
+  if (t[0] == block)
+    return FALSE;
+  for (guint w = 1; w < L->ways; w++)
+    if (t[w] == block)
+      {
+        memmove (t + 1, t, w * sizeof (guint64));
+        t[0] = block;
+        return FALSE;
+      }
+  memmove (t + 1, t, (L->ways - 1) * sizeof (guint64));
+  t[0] = block;
+  return TRUE;
+}
+
+static guint32
+cg_access (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind,
+           SimMemClass cls)
+{
+  SimCpuMemStats *st = &ms->stats[0];
+  /* Cachegrind books a modify as a read. */
+  SimAccKind k = kind == SIM_ACC_RMW ? SIM_ACC_READ : kind;
+  Level *d1 = &ms->lv[0], *ll = &ms->lv[1];
+  guint64 last = addr + (size ? size - 1 : 0);
+  guint64 b1 = addr >> d1->line_shift, b2 = last >> d1->line_shift;
+  gboolean miss = FALSE;
+  st->level[0].accesses[k]++;
+  for (guint64 b = b1; b <= b2; b++)
+    miss |= cg_ref (d1, b);
+  if (!miss)
+    return 0;
+  st->level[0].misses[k]++;
+  st->class_misses[cls][0]++;
+  st->level[1].accesses[k]++;
+  /* The whole reference goes to the LL: every line is looked up there. */
+  miss = FALSE;
+  b1 = addr >> ll->line_shift;
+  b2 = last >> ll->line_shift;
+  for (guint64 b = b1; b <= b2; b++)
+    miss |= cg_ref (ll, b);
+  if (miss)
+    {
+      st->level[1].misses[k]++;
+      st->class_misses[cls][1]++;
+    }
+  return 0;
+}
+
+/* ---- Directory --------------------------------------------------------- */
+
+static inline guint64
+dir_hash (const SimMemSys *ms, guint64 block)
+{
+  return (block * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> (64 - ms->dir_bits);
+}
+
+static inline guint64 *
+dir_bits_of (SimMemSys *ms, DirEnt *e)
+{
+  return ms->dir_mask + (gsize) (e - ms->dir) * ms->mask_words;
+}
+
+static DirEnt *
+dir_find (SimMemSys *ms, guint64 block)
+{
+  guint64 i = dir_hash (ms, block);
+  for (;;)
+    {
+      DirEnt *e = &ms->dir[i];
+      if (e->block == block)
+        return e;
+      if (e->block == NO_LINE)
+        return NULL;
+      i = (i + 1) & ms->dir_cap_mask;
+    }
+}
+
+static DirEnt *
+dir_get (SimMemSys *ms, guint64 block)
+{
+  guint64 i = dir_hash (ms, block);
+  for (;;)
+    {
+      DirEnt *e = &ms->dir[i];
+      if (e->block == block)
+        return e;
+      if (e->block == NO_LINE)
+        {
+          e->block = block;
+          e->owner = -1;
+          e->fwd = -1;
+          return e;
+        }
+      i = (i + 1) & ms->dir_cap_mask;
+    }
+}
+
+static void
+dir_delete (SimMemSys *ms, DirEnt *e)
+{
+  guint64 i = (guint64) (e - ms->dir), j = i, mask = ms->dir_cap_mask;
+  gsize w = ms->mask_words;
+  for (;;)
+    {
+      j = (j + 1) & mask;
+      if (ms->dir[j].block == NO_LINE)
+        break;
+      guint64 k = dir_hash (ms, ms->dir[j].block);
+      /* Move j back into the hole at i unless its home lies in (i, j]. */
+      gboolean stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+      if (stays)
+        continue;
+      ms->dir[i] = ms->dir[j];
+      memcpy (ms->dir_mask + i * w, ms->dir_mask + j * w, w * sizeof (guint64));
+      i = j;
+    }
+  ms->dir[i].block = NO_LINE;
+  memset (ms->dir_mask + i * w, 0, w * sizeof (guint64));
+}
+
+static inline gboolean
+bit_test (const guint64 *b, guint d)
+{
+  return (b[d >> 6] >> (d & 63)) & 1;
+}
+
+static inline void
+bit_set (guint64 *b, guint d)
+{
+  b[d >> 6] |= G_GUINT64_CONSTANT (1) << (d & 63);
+}
+
+static inline void
+bit_clear (guint64 *b, guint d)
+{
+  b[d >> 6] &= ~(G_GUINT64_CONSTANT (1) << (d & 63));
+}
+
+static gboolean
+bits_empty (const SimMemSys *ms, const guint64 *b)
+{
+  for (guint i = 0; i < ms->mask_words; i++)
+    if (b[i])
+      return FALSE;
+  return TRUE;
+}
+
+/* Drop @dom from the holders of @block; deletes the entry when nobody
+ * holds the line any more. */
+static void
+dir_drop (SimMemSys *ms, guint64 block, guint dom)
+{
+  DirEnt *e = dir_find (ms, block);
+  if (e == NULL)
+    return;
+  guint64 *b = dir_bits_of (ms, e);
+  bit_clear (b, dom);
+  if (e->owner == (gint32) dom)
+    e->owner = -1;
+  if (e->fwd == (gint32) dom)
+    e->fwd = -1;
+  if (bits_empty (ms, b))
+    dir_delete (ms, e);
+}
+
+
+/* ---- Full mode: moving lines ------------------------------------------- */
+
+static void insert_line (SimMemSys *ms, guint l, guint inst, guint64 block,
+                         guint8 bits, guint cpu);
+static void victim_fill (SimMemSys *ms, guint l, guint inst, guint64 block,
+                         guint8 bits, guint cpu);
+
+/* Does @core still hold @block in any private level? */
+static gboolean
+core_holds (const SimMemSys *ms, guint core, guint64 block)
+{
+  for (guint l = 0; l < ms->n_private; l++)
+    if (find_way (&ms->lv[l], set_base (&ms->lv[l], core, block), block) >= 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The union of @core's private copies' state bits (EXCL is the same in
+ * every copy; DIRTY may sit in any of them). */
+static guint8
+core_bits (const SimMemSys *ms, guint core, guint64 block)
+{
+  guint8 bits = 0;
+  for (guint l = 0; l < ms->n_private; l++)
+    {
+      const Level *L = &ms->lv[l];
+      gsize base = set_base (L, core, block);
+      int w = find_way (L, base, block);
+      if (w >= 0)
+        bits |= L->st[base + w];
+    }
+  return bits;
+}
+
+static void
+core_update_bits (SimMemSys *ms, guint core, guint64 block, guint8 clear, guint8 set)
+{
+  for (guint l = 0; l < ms->n_private; l++)
+    {
+      Level *L = &ms->lv[l];
+      gsize base = set_base (L, core, block);
+      int w = find_way (L, base, block);
+      if (w >= 0)
+        L->st[base + w] = (guint8) ((L->st[base + w] & ~clear) | set);
+    }
+}
+
+/* Remove @block from every private level of @core; returns whether any copy
+ * was dirty.  Leaves the directory alone. */
+static gboolean
+core_purge (SimMemSys *ms, guint core, guint64 block)
+{
+  gboolean dirty = FALSE;
+  for (guint l = 0; l < ms->n_private; l++)
+    {
+      Level *L = &ms->lv[l];
+      gsize base = set_base (L, core, block);
+      int w = find_way (L, base, block);
+      if (w >= 0)
+        {
+          dirty |= (L->st[base + w] & ST_DIRTY) != 0;
+          remove_way (L, base, (guint) w);
+        }
+    }
+  return dirty;
+}
+
+/* Remove @block from shared instance @inst of level @l; returns dirtiness
+ * (-1 if it was not there). */
+static int
+shared_purge (SimMemSys *ms, guint l, guint inst, guint64 block)
+{
+  Level *L = &ms->lv[l];
+  gsize base = set_base (L, inst, block);
+  int w = find_way (L, base, block);
+  if (w < 0)
+    return -1;
+  int dirty = (L->st[base + w] & ST_DIRTY) != 0;
+  remove_way (L, base, (guint) w);
+  return dirty;
+}
+
+/* Domain @dom -> (level, instance) for shared domains. */
+static guint
+dom_level (const SimMemSys *ms, guint dom, guint *inst)
+{
+  for (guint l = ms->n_levels - 1; l >= ms->n_private; l--)
+    if (dom >= ms->lv[l].dom_base)
+      {
+        *inst = dom - ms->lv[l].dom_base;
+        return l;
+      }
+  g_assert_not_reached ();
+}
+
+/* A dirty line leaving level @l of @core's path (core = G_MAXUINT for a
+ * shared instance's own path, given by @inst at level @l): mark the next copy
+ * outwards dirty, or it reaches DRAM. */
+static void
+push_dirty_out (SimMemSys *ms, guint l, guint core, guint inst, guint64 block)
+{
+  for (guint j = l + 1; j < ms->n_levels; j++)
+    {
+      Level *L = &ms->lv[j];
+      guint i = core != G_MAXUINT ? inst_of (ms, j, core)
+                                  : inst / (L->group / ms->lv[l].group);
+      gsize base = set_base (L, i, block);
+      int w = find_way (L, base, block);
+      if (w >= 0)
+        {
+          L->st[base + w] |= ST_DIRTY;
+          return;
+        }
+    }
+}
+
+/* After a core's private copy left, fix ownership: a socket-level copy on
+ * the core's path takes over if the core owned the line. */
+static void
+core_lost_line (SimMemSys *ms, guint core, guint64 block)
+{
+  if (core_holds (ms, core, block))
+    return;
+  DirEnt *e = dir_find (ms, block);
+  if (e == NULL)
+    return;
+  guint64 *b = dir_bits_of (ms, e);
+  gboolean owned = e->owner == (gint32) core;
+  bit_clear (b, core);
+  if (e->fwd == (gint32) core)
+    e->fwd = -1;
+  if (owned)
+    {
+      e->owner = -1;
+      for (guint l = ms->n_private; l < ms->n_levels; l++)
+        {
+          guint d = ms->lv[l].dom_base + inst_of (ms, l, core);
+          if (bit_test (b, d))
+            {
+              e->owner = (gint32) d;
+              break;
+            }
+        }
+    }
+  if (bits_empty (ms, b))
+    dir_delete (ms, e);
+}
+
+/* An inclusive level @l evicted @block from instance @inst: every copy
+ * above it within its scope goes.  Returns whether one was dirty. */
+static gboolean
+back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
+{
+  gboolean dirty = FALSE;
+  const Level *L = &ms->lv[l];
+  if (L->private_)
+    {
+      gboolean hit = FALSE;
+      for (guint j = 0; j < l; j++)
+        {
+          Level *U = &ms->lv[j];
+          gsize base = set_base (U, inst, block);
+          int w = find_way (U, base, block);
+          if (w >= 0)
+            {
+              dirty |= (U->st[base + w] & ST_DIRTY) != 0;
+              remove_way (U, base, (guint) w);
+              hit = TRUE;
+            }
+        }
+      if (hit)
+        ms->stats[ms->cpu_of_core[inst]].back_invalidations++;
+      return dirty;
+    }
+  DirEnt *e = dir_find (ms, block);
+  if (e == NULL)
+    return FALSE;
+  guint64 *b = dir_bits_of (ms, e);
+  guint cps = ms->m->cores_per_socket;
+  guint socket = inst / L->inst_per_socket;
+  guint first = socket * cps + (inst % L->inst_per_socket) * L->group;
+  for (guint c = first; c < first + L->group && c < (socket + 1) * cps; c++)
+    if (bit_test (b, c))
+      {
+        dirty |= core_purge (ms, c, block);
+        bit_clear (b, c);
+        if (e->owner == (gint32) c)
+          e->owner = -1;
+        if (e->fwd == (gint32) c)
+          e->fwd = -1;
+        ms->stats[ms->cpu_of_core[c]].back_invalidations++;
+      }
+  for (guint j = ms->n_private; j < l; j++)
+    {
+      guint ratio = L->group / ms->lv[j].group;
+      for (guint i = inst * ratio; i < (inst + 1) * ratio && i < ms->lv[j].n_inst; i++)
+        {
+          guint d = ms->lv[j].dom_base + i;
+          if (!bit_test (b, d))
+            continue;
+          int dd = shared_purge (ms, j, i, block);
+          dirty |= dd > 0;
+          bit_clear (b, d);
+          if (e->owner == (gint32) d)
+            e->owner = -1;
+        }
+    }
+  return dirty;
+}
+
+/* A valid line (@block, @bits) was evicted from instance @inst of level
+ * @l.  @cpu is the requester whose access caused it. */
+static void
+evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+{
+  Level *L = &ms->lv[l];
+  gboolean dirty = (bits & ST_DIRTY) != 0;
+  if (L->incl == SIM_INCL_INCLUSIVE && l > 0)
+    dirty |= back_invalidate (ms, l, inst, block);
+  if (L->private_)
+    {
+      guint core = inst;
+      if (dirty)
+        ms->stats[cpu].level[l].writebacks++;
+      if (l + 1 < ms->n_levels && ms->lv[l + 1].incl == SIM_INCL_EXCLUSIVE)
+        {
+          /* The victim level takes every line the level above drops. */
+          guint ni = inst_of (ms, l + 1, core);
+          guint8 nb = (guint8) (dirty ? ST_DIRTY : 0);
+          if (ms->lv[l + 1].private_)
+            nb |= bits & ST_EXCL;
+          else
+            {
+              DirEnt *e = dir_get (ms, block);
+              bit_set (dir_bits_of (ms, e), ms->lv[l + 1].dom_base + ni);
+            }
+          victim_fill (ms, l + 1, ni, block, nb, cpu);
+        }
+      else if (dirty)
+        push_dirty_out (ms, l, core, 0, block);
+      core_lost_line (ms, core, block);
+      return;
+    }
+  /* Shared instance. */
+  if (dirty)
+    ms->stats[cpu].level[l].writebacks++;
+  guint dom = L->dom_base + inst;
+  if (l + 1 < ms->n_levels && ms->lv[l + 1].incl == SIM_INCL_EXCLUSIVE)
+    {
+      guint ni = inst / (ms->lv[l + 1].group / L->group);
+      DirEnt *e = dir_get (ms, block);
+      bit_set (dir_bits_of (ms, e), ms->lv[l + 1].dom_base + ni);
+      if (e->owner == (gint32) dom)
+        e->owner = (gint32) (ms->lv[l + 1].dom_base + ni);
+      victim_fill (ms, l + 1, ni, block, (guint8) (dirty ? ST_DIRTY : 0), cpu);
+    }
+  else if (dirty)
+    push_dirty_out (ms, l, G_MAXUINT, inst, block);
+  dir_drop (ms, block, dom);
+}
+
+/* A victim arriving at an exclusive level that another core's victim may
+ * already have put there: merge instead of holding the line twice. */
+static void
+victim_fill (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+{
+  Level *L = &ms->lv[l];
+  gsize base = set_base (L, inst, block);
+  int w = find_way (L, base, block);
+  if (w >= 0)
+    {
+      L->st[base + w] |= bits;
+      touch (L, base, (guint) w);
+      return;
+    }
+  insert_line (ms, l, inst, block, bits, cpu);
+}
+
+/* Put @block into instance @inst of level @l (not present there), evicting
+ * as needed.  The caller has already recorded the holder in the directory. */
+static void
+insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+{
+  Level *L = &ms->lv[l];
+  gsize base = set_base (L, inst, block);
+  guint w = victim_way (L, base);
+  guint64 vb = L->tag[base + w];
+  guint8 vbits = L->st[base + w];
+  if (vb != NO_LINE)
+    {
+      /* Free the way first: the eviction may recurse into this level. */
+      remove_way (L, base, w);
+      w = victim_way (L, base);
+    }
+  if (L->repl == SIM_REPL_LRU)
+    {
+      /* Insert at the MRU position, shifting the (empty) last way out. */
+      memmove (L->tag + base + 1, L->tag + base, (L->ways - 1) * sizeof (guint64));
+      memmove (L->st + base + 1, L->st + base, L->ways - 1);
+      w = 0;
+    }
+  L->tag[base + w] = block;
+  L->st[base + w] = bits;
+  if (L->repl == SIM_REPL_PLRU)
+    plru_touch (L, base / L->ways, w);
+  if (vb != NO_LINE)
+    evict (ms, l, inst, vb, vbits, cpu);
+}
+
+/* ---- Full mode: one line ------------------------------------------------ */
+
+static guint
+dram_latency (SimMemSys *ms, guint cpu, guint64 block, SimCpuMemStats *st)
+{
+  const SimMachine *m = ms->m;
+  guint64 addr = block << ms->line_shift;
+  guint node = sim_memsys_home_node (ms, addr);
+  if (node == m->cpus[cpu].socket)
+    st->dram_local++;
+  else
+    st->dram_remote++;
+  if (!m->numa && m->sockets > 1)
+    return (m->lat_dram_local + m->lat_dram_remote) / 2;
+  return node == m->cpus[cpu].socket ? m->lat_dram_local : m->lat_dram_remote;
+}
+
+/* Is @dom one of @core's own shared instances? */
+static inline gboolean
+on_path (const SimMemSys *ms, guint core, guint dom)
+{
+  if (dom < ms->n_cores)
+    return FALSE;
+  guint inst;
+  guint l = dom_level (ms, dom, &inst);
+  return inst_of (ms, l, core) == inst;
+}
+
+/* Invalidate every copy outside @core's path; returns whether one was in
+ * another socket. */
+static gboolean
+invalidate_others (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st)
+{
+  guint64 *b = dir_bits_of (ms, e);
+  guint my_socket = ms->dom_socket[core];
+  gboolean remote = FALSE;
+  for (guint wi = 0; wi < ms->mask_words; wi++)
+    {
+      guint64 word = b[wi];
+      while (word)
+        {
+          guint d = wi * 64 + (guint) __builtin_ctzll (word);
+          word &= word - 1;
+          if (d == core || on_path (ms, core, d))
+            continue;
+          remote |= ms->dom_socket[d] != my_socket;
+          if (d < ms->n_cores)
+            {
+              core_purge (ms, d, e->block);
+              st->invalidations_sent++;
+              ms->stats[ms->cpu_of_core[d]].invalidations_received++;
+            }
+          else
+            {
+              guint inst;
+              guint l = dom_level (ms, d, &inst);
+              shared_purge (ms, l, inst, e->block);
+            }
+          bit_clear (b, d);
+        }
+    }
+  e->owner = -1;
+  e->fwd = -1;
+  return remote;
+}
+
+static guint
+access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
+             SimAccKind kind, SimMemClass cls, int l1_way)
+{
+  const SimMachine *m = ms->m;
+  SimCpuMemStats *st = &ms->stats[cpu];
+  gboolean write = kind != SIM_ACC_READ;
+  int hit = -1;                 /* level of our own path holding the line */
+  guint8 hit_bits = 0;
+
+  if (l1_way >= 0)
+    {
+      hit = 0;
+      hit_bits = ms->lv[0].st[set_base (&ms->lv[0], core, block) + l1_way];
+    }
+  else
+    {
+      st->level[0].misses[kind]++;
+      st->class_misses[cls][0]++;
+      for (guint l = 1; l < ms->n_levels; l++)
+        {
+          Level *L = &ms->lv[l];
+          guint inst = inst_of (ms, l, core);
+          gsize base = set_base (L, inst, block);
+          st->level[l].accesses[kind]++;
+          int w = find_way (L, base, block);
+          if (w >= 0)
+            {
+              hit = (int) l;
+              hit_bits = L->st[base + w];
+              break;
+            }
+          st->level[l].misses[kind]++;
+          st->class_misses[cls][l]++;
+        }
+    }
+
+  guint lat;
+  gboolean private_hit = hit >= 0 && ms->lv[hit].private_;
+  gboolean excl = FALSE;
+
+  if (private_hit && (!write || (hit_bits & ST_EXCL)))
+    {
+      /* Our own private caches have it with permission. */
+      lat = ms->lv[hit].latency;
+      excl = (hit_bits & ST_EXCL) != 0;
+    }
+  else if (private_hit)
+    {
+      /* Upgrade from S/O/F: invalidations, no data. */
+      DirEnt *e = dir_get (ms, block);
+      gboolean remote = invalidate_others (ms, e, core, st);
+      bit_set (dir_bits_of (ms, e), core);
+      e->owner = (gint32) core;
+      if (remote)
+        lat = m->lat_remote_clean;
+      else if (ms->n_private < ms->n_levels)
+        lat = ms->lv[ms->n_private].latency;
+      else
+        lat = ms->lv[hit].latency;
+      core_update_bits (ms, core, block, 0, ST_EXCL);
+      excl = TRUE;
+    }
+  else
+    {
+      /* Not in our private caches: ask the directory who has it. */
+      DirEnt *e = dir_get (ms, block);
+      guint64 *b = dir_bits_of (ms, e);
+      guint my_socket = ms->dom_socket[core];
+      gint32 owner = e->owner;
+      gboolean owner_dirty = FALSE, owner_excl = FALSE, supplies = FALSE;
+      if (owner >= 0 && !on_path (ms, core, (guint) owner))
+        {
+          guint od = (guint) owner;
+          if (od < ms->n_cores)
+            {
+              guint8 ob = core_bits (ms, od, block);
+              owner_dirty = (ob & ST_DIRTY) != 0;
+              owner_excl = (ob & ST_EXCL) != 0;
+            }
+          else
+            {
+              guint inst;
+              guint ol = dom_level (ms, od, &inst);
+              const Level *O = &ms->lv[ol];
+              gsize base = set_base (O, inst, block);
+              int w = find_way (O, base, block);
+              owner_dirty = w >= 0 && (O->st[base + w] & ST_DIRTY);
+            }
+          /* A copy on our own path is current unless the owner may have
+           * written since (E/M); under MOESI the O owner always supplies. */
+          supplies = hit < 0 || owner_excl
+                     || (m->coherence == SIM_COH_MOESI && owner_dirty);
+        }
+      if (supplies)
+        {
+          guint od = (guint) owner;
+          gboolean local = ms->dom_socket[od] == my_socket;
+          if (local)
+            lat = owner_dirty ? m->lat_local_hitm : m->lat_local_clean;
+          else
+            {
+              lat = owner_dirty ? m->lat_remote_hitm : m->lat_remote_clean;
+              st->cross_socket++;
+            }
+          if (owner_dirty)
+            st->hitm++;
+        }
+      else if (hit >= 0)
+        lat = ms->lv[hit].latency;
+      else
+        {
+          /* Clean copies elsewhere: another cache of our socket supplies;
+           * another socket supplies only through its MESIF forwarder. */
+          gboolean local = FALSE;
+          for (guint wi = 0; wi < ms->mask_words && !local; wi++)
+            {
+              guint64 word = b[wi];
+              while (word)
+                {
+                  guint d = wi * 64 + (guint) __builtin_ctzll (word);
+                  word &= word - 1;
+                  if (ms->dom_socket[d] == my_socket && d != core)
+                    {
+                      local = TRUE;
+                      break;
+                    }
+                }
+            }
+          if (local)
+            lat = m->lat_local_clean;
+          else if (m->coherence == SIM_COH_MESIF && e->fwd >= 0)
+            {
+              lat = m->lat_remote_clean;
+              st->cross_socket++;
+            }
+          else
+            lat = dram_latency (ms, cpu, block, st);
+        }
+
+      if (write)
+        {
+          invalidate_others (ms, e, core, st);
+          excl = TRUE;
+        }
+      else
+        {
+          if (supplies)
+            {
+              /* The owner is downgraded. */
+              guint od = (guint) owner;
+              gboolean keep = m->coherence == SIM_COH_MOESI && owner_dirty;
+              if (od < ms->n_cores)
+                {
+                  core_update_bits (ms, od, block,
+                                    (guint8) (ST_EXCL | (keep ? 0 : ST_DIRTY)), 0);
+                  if (owner_dirty && !keep)
+                    {
+                      /* Written back to the owner's shared level, which then
+                       * holds the socket's dirty copy, or to DRAM. */
+                      ms->stats[ms->cpu_of_core[od]].level[ms->n_private - 1].writebacks++;
+                      e->owner = -1;
+                      for (guint l = ms->n_private; l < ms->n_levels; l++)
+                        {
+                          guint i = inst_of (ms, l, od);
+                          if (bit_test (b, ms->lv[l].dom_base + i))
+                            {
+                              Level *S = &ms->lv[l];
+                              gsize base = set_base (S, i, block);
+                              int w = find_way (S, base, block);
+                              if (w >= 0)
+                                S->st[base + w] |= ST_DIRTY;
+                              e->owner = (gint32) (S->dom_base + i);
+                              break;
+                            }
+                        }
+                    }
+                  else if (!keep)
+                    e->owner = -1;
+                }
+              else if (!keep)
+                {
+                  if (owner_dirty)
+                    {
+                      guint inst;
+                      guint ol = dom_level (ms, od, &inst);
+                      Level *O = &ms->lv[ol];
+                      gsize base = set_base (O, inst, block);
+                      int w = find_way (O, base, block);
+                      if (w >= 0)
+                        O->st[base + w] &= (guint8) ~ST_DIRTY;
+                      ms->stats[cpu].level[ol].writebacks++;
+                    }
+                  e->owner = -1;
+                }
+            }
+          /* Exclusive if nobody outside our own path holds it. */
+          excl = TRUE;
+          for (guint wi = 0; wi < ms->mask_words && excl; wi++)
+            {
+              guint64 word = b[wi];
+              while (word)
+                {
+                  guint d = wi * 64 + (guint) __builtin_ctzll (word);
+                  word &= word - 1;
+                  if (d != core && !on_path (ms, core, d))
+                    {
+                      excl = FALSE;
+                      break;
+                    }
+                }
+            }
+        }
+      bit_set (b, core);
+      if (excl)
+        {
+          e->owner = (gint32) core;
+          e->fwd = -1;
+        }
+      else if (m->coherence == SIM_COH_MESIF)
+        e->fwd = (gint32) core;
+    }
+
+  /* Fill: the levels between the core and the one that served it. */
+  guint top = hit >= 0 ? (guint) hit : ms->n_levels;
+  guint8 dirty_from_hit = 0;
+  if (hit > 0 && ms->lv[hit].incl == SIM_INCL_EXCLUSIVE)
+    {
+      /* A victim level gives the line up to the level above. */
+      Level *H = &ms->lv[hit];
+      guint inst = inst_of (ms, (guint) hit, core);
+      gsize base = set_base (H, inst, block);
+      int w = find_way (H, base, block);
+      dirty_from_hit = H->st[base + w] & ST_DIRTY;
+      remove_way (H, base, (guint) w);
+      if (!H->private_)
+        {
+          DirEnt *e = dir_find (ms, block);
+          if (e)
+            {
+              bit_clear (dir_bits_of (ms, e), H->dom_base + inst);
+              if (e->owner == (gint32) (H->dom_base + inst))
+                e->owner = (gint32) core;
+            }
+        }
+    }
+  else if (hit >= 0)
+    {
+      Level *H = &ms->lv[hit];
+      gsize base = set_base (H, inst_of (ms, (guint) hit, core), block);
+      int w = find_way (H, base, block);
+      if (hit == 0 && write)
+        H->st[base + w] |= ST_DIRTY | ST_EXCL;
+      touch (H, base, (guint) w);
+    }
+  for (guint l = top; l-- > 0;)
+    {
+      Level *L = &ms->lv[l];
+      if (l > 0 && L->incl == SIM_INCL_EXCLUSIVE)
+        continue;
+      guint inst = inst_of (ms, l, core);
+      guint8 bits = 0;
+      if (L->private_)
+        bits = (guint8) ((excl ? ST_EXCL : 0)
+                         | (l == 0 ? (write ? ST_DIRTY : 0) | dirty_from_hit : 0));
+      else
+        {
+          DirEnt *e = dir_get (ms, block);
+          bit_set (dir_bits_of (ms, e), L->dom_base + inst);
+        }
+      insert_line (ms, l, inst, block, bits, cpu);
+    }
+  return lat;
+}
+
+static inline guint32
+access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls)
+{
+  guint core = ms->core_of[cpu];
+  Level *L = &ms->lv[0];
+  gsize base = set_base (L, core, block);
+  ms->stats[cpu].level[0].accesses[kind]++;
+  int w = find_way (L, base, block);
+  if (G_LIKELY (w >= 0))
+    {
+      guint8 s = L->st[base + w];
+      if (kind == SIM_ACC_READ || (s & ST_EXCL))
+        {
+          /* The fast path: a hit with permission; E -> M is silent. */
+          if (kind != SIM_ACC_READ)
+            L->st[base + w] = s | ST_DIRTY;
+          if (w)
+            touch (L, base, (guint) w);
+          return L->latency;
+        }
+    }
+  return access_slow (ms, cpu, core, block, kind, cls, w);
+}
+
+guint32
+sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
+                         SimAccKind kind, SimMemClass cls)
+{
+  g_return_val_if_fail (ms != NULL && cpu < ms->n_cpus, 0);
+  g_return_val_if_fail ((guint) kind < SIM_ACC_N && (guint) cls < SIM_MEM_N_CLASSES, 0);
+  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
+    return cg_access (ms, addr, size, kind, cls);
+  guint64 b1 = addr >> ms->line_shift;
+  guint64 b2 = (addr + (size ? size - 1 : 0)) >> ms->line_shift;
+  guint32 lat = access_line (ms, cpu, b1, kind, cls);
+  for (guint64 b = b1 + 1; b <= b2; b++)
+    {
+      guint32 l = access_line (ms, cpu, b, kind, cls);   /* not inside MAX() */
+      lat = MAX (lat, l);
+    }
+  ms->stats[cpu].cycles += lat;
+  return lat;
+}
+
+guint32
+sim_memsys_access (SimMemSys *ms, guint cpu, guint64 addr, guint32 size, SimAccKind kind)
+{
+  return sim_memsys_access_class (ms, cpu, addr, size, kind, SIM_MEM_OTHER);
+}

@@ -67,6 +67,18 @@ typedef struct {
   guint64 class_misses[SIM_MEM_N_CLASSES][SIM_MACHINE_MAX_LEVELS];
 } SimCpuMemStats;
 
+/* The scalar per-CPU counters of SimCpuMemStats with the names reports
+ * print, defined once for every printer: X (field, "name"). */
+#define SIM_MEMSYS_SCALAR_COUNTERS(X)                    \
+  X (invalidations_sent,     "invalidations_sent")       \
+  X (invalidations_received, "invalidations_received")   \
+  X (back_invalidations,     "back_invalidations")       \
+  X (hitm,                   "hitm")                     \
+  X (cross_socket,           "cross_socket")             \
+  X (dram_local,             "dram_local")               \
+  X (dram_remote,            "dram_remote")              \
+  X (cycles,                 "cycles")
+
 /* Full mode over @m (borrowed; must outlive the memsys). */
 SimMemSys *sim_memsys_new            (const SimMachine *m, GError **error);
 /* Cachegrind mode: two levels, LRU, write-allocate, LL looked up only on a
@@ -98,5 +110,15 @@ void       sim_memsys_total_stats    (const SimMemSys *ms, SimCpuMemStats *out);
 guint      sim_memsys_home_node      (const SimMemSys *ms, guint64 addr);
 
 const char *sim_mem_class_name       (SimMemClass cls);
+
+/* Does @cpu's instance of level @l hold the line of @addr?  Changes no
+ * state (for tests and debugging). */
+gboolean   sim_memsys_holds          (const SimMemSys *ms, guint cpu, guint l,
+                                      guint64 addr);
+/* The machine of a full-mode memsys (NULL in Cachegrind mode), and the
+ * geometry of level @l, for reports. */
+const SimMachine *sim_memsys_machine (const SimMemSys *ms);
+void       sim_memsys_level_geometry (const SimMemSys *ms, guint l, guint64 *size,
+                                      guint *ways, guint *line);
 
 G_END_DECLS

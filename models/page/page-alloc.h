@@ -35,7 +35,10 @@ typedef enum {
 
 typedef struct {
   SimPageEra era;
-  guint64    managed_bytes;  /* per node, page-frame area; default 1 GiB */
+  guint64    managed_bytes;  /* per node, page-frame area; default 1 GiB;
+                                a multiple of 4 MiB (an order-10 block) */
+  guint64    static_bytes;   /* per node, static area; default 16 MiB
+                                (rounded up to 4 MiB) */
 } SimPageParams;
 
 typedef struct SimPageAlloc SimPageAlloc;
@@ -67,10 +70,12 @@ SimPageAlloc *sim_page_alloc_new   (const SimMachine *m, SimMemSys *mem,
 void          sim_page_alloc_free  (SimPageAlloc *pa);
 
 /* Allocate 2^@order contiguous pages on @node (SIM_NUMA_NO_NODE: the
- * CPU's node, falling back to others) for op->cpu.  @gfp: SIM_GFP_* bits;
- * SIM_GFP_ZERO zeroes the pages; @compound sets up a compound page (head
- * + tails) when order > 0.  Returns the physical address of the first
- * page, 0 when no memory is left. */
+ * CPU's node; other nodes are tried next unless SIM_GFP_THISNODE; node
+ * numbers past the last node wrap) for op->cpu.  @gfp: SIM_GFP_* bits;
+ * SIM_GFP_ZERO zeroes the pages; SIM_GFP_WAIT lets a failing allocation
+ * drain every CPU's pagesets and retry; @compound sets up a compound page
+ * (head + tails) when order > 0.  Returns the physical address of the
+ * first page, 0 when no memory is left (counted in alloc_failed). */
 SimAddr sim_page_alloc   (SimPageAlloc *pa, SimOp *op, guint order, gint node,
                           guint32 gfp, gboolean compound);
 void    sim_page_free    (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order);
@@ -83,7 +88,10 @@ SimAddr sim_page_struct  (const SimPageAlloc *pa, SimAddr addr);
 SimAddr sim_page_head    (const SimPageAlloc *pa, SimAddr addr);
 guint   sim_page_node_of (const SimPageAlloc *pa, SimAddr addr);
 
-/* Static kernel data on @node, aligned to @align (a power of two). */
+/* Static kernel data on @node (numbers past the last node wrap: without
+ * NUMA everything is on node 0), aligned to @align (a power of two).
+ * Never freed; exhausting the static area is a programmer error
+ * (g_critical, returns 0). */
 SimAddr sim_page_static_alloc (SimPageAlloc *pa, guint node, guint64 size, guint64 align);
 
 const SimPageStats *sim_page_stats (const SimPageAlloc *pa);
@@ -92,5 +100,33 @@ guint64 sim_page_allocated (const SimPageAlloc *pa);
 /* Invariant check: buddy lists consistent, no page both free and
  * allocated, counts add up. */
 gboolean sim_page_check (const SimPageAlloc *pa, GError **error);
+
+/* Introspection for tests and reports (no simulated traffic). */
+#define SIM_PAGE_MAX_ORDER  11   /* orders 0..10 */
+#define SIM_PAGE_PCP_ORDERS 4    /* 6.18 pcp lists for orders 0..3 */
+
+typedef struct {
+  SimAddr addr;                  /* simulated struct per_cpu_pages */
+  gint    count, high, batch;    /* the (hot) pcp */
+  gint    high_min, high_max;    /* 6.18 */
+  gint    alloc_factor, free_count;
+  gint    cold_count, cold_high, cold_batch;   /* 2.6.23 cold pcp */
+  guint   list_len[SIM_PAGE_PCP_ORDERS];       /* blocks per list: [0] in
+                                                  2.6.x, [order] in 6.18 */
+  SimAddr list_head[SIM_PAGE_PCP_ORDERS];      /* 0 when empty */
+  SimAddr list_tail[SIM_PAGE_PCP_ORDERS];
+} SimPagePcpInfo;
+
+guint    sim_page_n_nodes        (const SimPageAlloc *pa);
+/* Blocks on the buddy free list of @order on @node, and its head block. */
+guint64  sim_page_nr_free        (const SimPageAlloc *pa, guint node, guint order);
+SimAddr  sim_page_free_list_head (const SimPageAlloc *pa, guint node, guint order);
+/* @cpu's pageset for @node's zone. */
+gboolean sim_page_pcp_info       (const SimPageAlloc *pa, guint cpu, guint node,
+                                  SimPagePcpInfo *out);
+SimAddr  sim_page_zone_lock_addr (const SimPageAlloc *pa, guint node);
+/* Test hook: corrupt the bookkeeping of the frame at @addr (marks it
+ * allocated without unlinking it) so that sim_page_check must fail. */
+void     sim_page_test_corrupt   (SimPageAlloc *pa, SimAddr addr);
 
 G_END_DECLS

@@ -1,0 +1,348 @@
+/* test-coherence.c - directed coherence tests with hand-derived counts and
+ * latencies (caches.md §5.6: there is no trace-driven oracle for
+ * coherence).  Machines come from machines.h: tm_2x2 is 2 sockets x 2 cores
+ * (CPUs 0,1 on socket 0; 2,3 on socket 1) with private L1/L2 and an
+ * inclusive L3 per socket; tm_core2 is one socket of 4 cores with an L2 per
+ * core pair. */
+#include "tests/testutil.h"
+#include "tests/cache/machines.h"
+#include "models/cache/memsys.h"
+
+#define A 0x1000u      /* home node 0 */
+
+static SimMemSys *
+new_ms (SimMachine *m)
+{
+  GError *error = NULL;
+  SimMemSys *ms = sim_memsys_new (m, &error);
+  if (ms == NULL)
+    {
+      print_error ("sim_memsys_new: %s\n", error->message);
+      fail ();
+    }
+  return ms;
+}
+
+static guint32
+acc (SimMemSys *ms, guint cpu, guint64 addr, SimAccKind k)
+{
+  return sim_memsys_access (ms, cpu, addr, 8, k);
+}
+
+/* Cores 0 and 1 of one socket write one line in turn.  The first write
+ * comes from DRAM; every later one finds the line modified in the other
+ * core (snooped through the inclusive L3): a local HITM, one invalidation. */
+static void
+run_pingpong (guint cpu_a, guint cpu_b, guint64 off_b, guint lat, gboolean cross)
+{
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  for (guint i = 0; i < 10; i++)
+    {
+      guint cpu = i % 2 ? cpu_b : cpu_a;
+      guint32 l = acc (ms, cpu, A + (i % 2 ? off_b : 0), SIM_ACC_WRITE);
+      assert_int_equal (l, i == 0 ? TM_DRAM_LOCAL : lat);
+    }
+  SimCpuMemStats t;
+  sim_memsys_total_stats (ms, &t);
+  assert_int_equal (t.hitm, 9);
+  assert_int_equal (t.invalidations_sent, 9);
+  assert_int_equal (t.invalidations_received, 9);
+  assert_int_equal (t.cross_socket, cross ? 9 : 0);
+  assert_int_equal (t.dram_local + t.dram_remote, 1);
+  const SimCpuMemStats *a = sim_memsys_cpu_stats (ms, cpu_a);
+  const SimCpuMemStats *b = sim_memsys_cpu_stats (ms, cpu_b);
+  assert_int_equal (a->invalidations_sent, 4);
+  assert_int_equal (b->invalidations_sent, 5);
+  assert_int_equal (a->invalidations_received, 5);
+  assert_int_equal (a->cycles, TM_DRAM_LOCAL + 4 * lat);
+  assert_int_equal (b->cycles, 5 * lat);
+  assert_int_equal (a->level[0].misses[SIM_ACC_WRITE], 5);
+  /* The L3 misses only when the line is not in the requester's socket. */
+  assert_int_equal (t.level[2].misses[SIM_ACC_WRITE], cross ? 10 : 1);
+  assert_int_equal (t.back_invalidations, 0);
+}
+
+static void
+test_pingpong_same_socket (void **state)
+{
+  (void) state;
+  run_pingpong (0, 1, 0, TM_LOCAL_HITM, FALSE);
+}
+
+static void
+test_pingpong_cross_socket (void **state)
+{
+  (void) state;
+  run_pingpong (0, 2, 0, TM_REMOTE_HITM, TRUE);
+}
+
+/* Two CPUs writing different words of one line behave exactly like a
+ * ping-pong on the line. */
+static void
+test_false_sharing (void **state)
+{
+  (void) state;
+  run_pingpong (0, 1, 8, TM_LOCAL_HITM, FALSE);
+}
+
+/* Reads by CPUs 0, 1 (socket 0) and 2 (socket 1), then CPU 0 writes.
+ * CPU 1 finds the line E in core 0: a local clean transfer; CPU 2 gets it
+ * from the MESIF forwarder (core 1) across the link, or from DRAM (home
+ * node 0, remote for CPU 2) under MESI.  The write is an upgrade from S:
+ * two invalidations (cores 1 and 2), no data, the cost of a cross-socket
+ * invalidation round trip. */
+static void
+run_read_share (SimCoherence coh)
+{
+  g_autoptr (SimMachine) m = tm_2x2 (coh);
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  assert_int_equal (acc (ms, 0, A, SIM_ACC_READ), TM_DRAM_LOCAL);
+  assert_int_equal (acc (ms, 1, A, SIM_ACC_READ), TM_LOCAL_CLEAN);
+  assert_int_equal (acc (ms, 2, A, SIM_ACC_READ),
+                    coh == SIM_COH_MESIF ? TM_REMOTE_CLEAN : TM_DRAM_REMOTE);
+  assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_REMOTE_CLEAN);
+  const SimCpuMemStats *s0 = sim_memsys_cpu_stats (ms, 0);
+  assert_int_equal (s0->invalidations_sent, 2);
+  assert_int_equal (s0->level[0].misses[SIM_ACC_WRITE], 0);   /* an upgrade */
+  assert_int_equal (sim_memsys_cpu_stats (ms, 1)->invalidations_received, 1);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 2)->invalidations_received, 1);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 3)->invalidations_received, 0);
+  SimCpuMemStats t;
+  sim_memsys_total_stats (ms, &t);
+  assert_int_equal (t.hitm, 0);
+  assert_int_equal (t.cross_socket, coh == SIM_COH_MESIF ? 1 : 0);
+  assert_int_equal (t.dram_remote, coh == SIM_COH_MESIF ? 0 : 1);
+  assert_false (sim_memsys_holds (ms, 1, 0, A));
+  assert_false (sim_memsys_holds (ms, 2, 2, A));        /* socket 1's L3 too */
+  /* Now CPU 3 reads the modified line from the other socket. */
+  assert_int_equal (acc (ms, 3, A, SIM_ACC_READ), TM_REMOTE_HITM);
+  sim_memsys_total_stats (ms, &t);
+  assert_int_equal (t.hitm, 1);
+}
+
+static void
+test_read_share_then_write_mesif (void **state)
+{
+  (void) state;
+  run_read_share (SIM_COH_MESIF);
+}
+
+static void
+test_read_share_then_write_mesi (void **state)
+{
+  (void) state;
+  run_read_share (SIM_COH_MESI);
+}
+
+/* CPU 0 writes, CPU 2 (other socket) reads: remote HITM.  MOESI keeps the
+ * dirty line in core 0 as Owned, and the owner supplies every later reader
+ * (CPU 3 remote HITM, CPU 1 local HITM) with no write-back.  MESI writes
+ * the line back to socket 0's L3 on the first transfer; later readers hit
+ * their own L3. */
+static void
+test_moesi_owned (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MOESI);
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_DRAM_LOCAL);
+  assert_int_equal (acc (ms, 2, A, SIM_ACC_READ), TM_REMOTE_HITM);
+  assert_int_equal (acc (ms, 3, A, SIM_ACC_READ), TM_REMOTE_HITM);
+  assert_int_equal (acc (ms, 1, A, SIM_ACC_READ), TM_LOCAL_HITM);
+  SimCpuMemStats t;
+  sim_memsys_total_stats (ms, &t);
+  assert_int_equal (t.hitm, 3);
+  assert_int_equal (t.cross_socket, 2);
+  guint64 wb = 0;
+  for (guint l = 0; l < 3; l++)
+    wb += t.level[l].writebacks;
+  assert_int_equal (wb, 0);
+  /* Core 0 still reads its own (Owned) copy from L1. */
+  assert_int_equal (acc (ms, 0, A, SIM_ACC_READ), 4);
+}
+
+static void
+test_mesi_writeback_on_share (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESI);
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_DRAM_LOCAL);
+  assert_int_equal (acc (ms, 2, A, SIM_ACC_READ), TM_REMOTE_HITM);
+  assert_int_equal (acc (ms, 3, A, SIM_ACC_READ), 40);
+  assert_int_equal (acc (ms, 1, A, SIM_ACC_READ), 40);
+  SimCpuMemStats t;
+  sim_memsys_total_stats (ms, &t);
+  assert_int_equal (t.hitm, 1);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->level[1].writebacks, 1);
+}
+
+/* Socket 0's L3: 16 KiB, 8 ways, 32 sets, so lines 2 KiB apart share a
+ * set.  CPU 0 writes A (set 0); CPU 1 then reads 8 other lines of set 0:
+ * the 8th evicts A (LRU; CPU 0's hits never refresh L3), which
+ * back-invalidates CPU 0's L1 and L2 copies and writes the dirty data back
+ * (one L3 write-back, charged to CPU 1 whose access caused it). */
+static void
+test_inclusive_l3_back_invalidation (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  const guint64 a = 0;
+  acc (ms, 0, a, SIM_ACC_WRITE);
+  for (guint k = 1; k <= 7; k++)
+    acc (ms, 1, a + k * 2048, SIM_ACC_READ);
+  assert_true (sim_memsys_holds (ms, 0, 0, a));
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->back_invalidations, 0);
+  acc (ms, 1, a + 8 * 2048, SIM_ACC_READ);
+  assert_false (sim_memsys_holds (ms, 0, 0, a));
+  assert_false (sim_memsys_holds (ms, 0, 1, a));
+  assert_false (sim_memsys_holds (ms, 0, 2, a));
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->back_invalidations, 1);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 1)->back_invalidations, 0);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 1)->level[2].writebacks, 1);
+  assert_int_equal (acc (ms, 0, a, SIM_ACC_READ), TM_DRAM_LOCAL);
+}
+
+/* NUMA: node n owns the n-th GiB, wrapping; without numa, pages alternate
+ * between the sockets and every DRAM access costs the mean latency. */
+static void
+test_dram_numa (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  const guint64 G = G_GUINT64_CONSTANT (1) << 30;
+  assert_int_equal (sim_memsys_home_node (ms, 0), 0);
+  assert_int_equal (sim_memsys_home_node (ms, G - 1), 0);
+  assert_int_equal (sim_memsys_home_node (ms, G), 1);
+  assert_int_equal (sim_memsys_home_node (ms, 2 * G), 0);
+  assert_int_equal (sim_memsys_home_node (ms, 3 * G + 5), 1);
+  assert_int_equal (acc (ms, 0, G, SIM_ACC_READ), TM_DRAM_REMOTE);
+  assert_int_equal (acc (ms, 0, 2 * G, SIM_ACC_READ), TM_DRAM_LOCAL);
+  assert_int_equal (acc (ms, 2, 2 * G + 64, SIM_ACC_READ), TM_DRAM_REMOTE);
+  assert_int_equal (acc (ms, 2, 3 * G, SIM_ACC_WRITE), TM_DRAM_LOCAL);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->dram_local, 1);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->dram_remote, 1);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 2)->dram_local, 1);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 2)->dram_remote, 1);
+}
+
+static void
+test_dram_interleaved (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
+  m->numa = FALSE;
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  const guint mean = (TM_DRAM_LOCAL + TM_DRAM_REMOTE) / 2;
+  assert_int_equal (sim_memsys_home_node (ms, 0), 0);
+  assert_int_equal (sim_memsys_home_node (ms, 4096), 1);
+  assert_int_equal (sim_memsys_home_node (ms, 8192 + 100), 0);
+  assert_int_equal (acc (ms, 0, 0, SIM_ACC_READ), mean);
+  assert_int_equal (acc (ms, 0, 4096, SIM_ACC_READ), mean);
+  assert_int_equal (acc (ms, 0, 8192, SIM_ACC_READ), mean);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->dram_local, 2);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->dram_remote, 1);
+}
+
+/* Core 2 Quad: L2 shared per core pair (cores 0,1 and 2,3), MESI.
+ *  CPU 0 writes A: DRAM.
+ *  CPU 1 reads: hit in the pair's L2 but core 0 has it M: local HITM; core
+ *    0 writes it back into the pair's L2 (an L1 write-back for CPU 0).
+ *  CPU 2 reads: the other pair's L2 holds it dirty: local HITM, written
+ *    back to memory (an L2 write-back charged to CPU 2).
+ *  CPU 3 reads: its pair's L2 (filled for CPU 2) serves it.
+ *  CPU 3 writes: upgrade, invalidating cores 0, 1 and 2 (3 invalidations)
+ *    at the cost of its L2, the coherence point. */
+static void
+test_core2_pairs (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_core2 ();
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_DRAM_LOCAL);
+  assert_int_equal (acc (ms, 1, A, SIM_ACC_READ), TM_LOCAL_HITM);
+  assert_int_equal (acc (ms, 2, A, SIM_ACC_READ), TM_LOCAL_HITM);
+  assert_int_equal (acc (ms, 3, A, SIM_ACC_READ), 14);
+  assert_int_equal (acc (ms, 3, A, SIM_ACC_WRITE), 14);
+  SimCpuMemStats t;
+  sim_memsys_total_stats (ms, &t);
+  assert_int_equal (t.hitm, 2);
+  assert_int_equal (t.cross_socket, 0);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 3)->invalidations_sent, 3);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->level[0].writebacks, 1);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 2)->level[1].writebacks, 1);
+  assert_false (sim_memsys_holds (ms, 0, 1, A));    /* pair 0's L2 copy dropped */
+  assert_true (sim_memsys_holds (ms, 2, 1, A));     /* the writer's pair keeps it */
+  assert_int_equal (acc (ms, 0, A, SIM_ACC_READ), TM_LOCAL_HITM);
+}
+
+/* SMT threads share their core's caches: no coherence traffic between
+ * them. */
+static void
+test_smt_siblings_share (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_new (1, 2, 2, SIM_COH_MESIF);
+  tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
+  tm_level (m, "L3", 8192, 8, SIM_REPL_LRU, SIM_INCL_INCLUSIVE, 0, 40);
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_DRAM_LOCAL);
+  assert_int_equal (acc (ms, 1, A, SIM_ACC_WRITE), 4);
+  assert_int_equal (acc (ms, 2, A, SIM_ACC_READ), TM_LOCAL_HITM);
+  SimCpuMemStats t;
+  sim_memsys_total_stats (ms, &t);
+  assert_int_equal (t.invalidations_sent, 0);
+  assert_int_equal (t.hitm, 1);
+}
+
+/* Many lines through many CPUs: the directory stays consistent (no crash
+ * under the sanitizers, every line findable) and totals add up. */
+static void
+test_stress_consistency (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MOESI);
+  m->levels[2].inclusion = SIM_INCL_EXCLUSIVE;     /* Opteron-like victim L3 */
+  m->levels[1].inclusion = SIM_INCL_EXCLUSIVE;
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  guint64 x = 12345;
+  guint64 n = 0;
+  for (guint i = 0; i < 200000; i++)
+    {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      guint cpu = (guint) (x >> 60) % 4;
+      guint64 addr = ((x >> 20) % 4096) * 64 + ((x >> 40) % 2 ? 60 : 0);
+      SimAccKind k = (SimAccKind) ((x >> 33) % 3);
+      sim_memsys_access (ms, cpu, addr, 8, k);
+      n++;
+    }
+  SimCpuMemStats t;
+  sim_memsys_total_stats (ms, &t);
+  assert_true (t.level[0].accesses[0] + t.level[0].accesses[1] + t.level[0].accesses[2] >= n);
+  assert_int_equal (t.invalidations_sent, t.invalidations_received);
+  assert_true (t.hitm > 0);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_pingpong_same_socket),
+    cmocka_unit_test (test_pingpong_cross_socket),
+    cmocka_unit_test (test_false_sharing),
+    cmocka_unit_test (test_read_share_then_write_mesif),
+    cmocka_unit_test (test_read_share_then_write_mesi),
+    cmocka_unit_test (test_moesi_owned),
+    cmocka_unit_test (test_mesi_writeback_on_share),
+    cmocka_unit_test (test_inclusive_l3_back_invalidation),
+    cmocka_unit_test (test_dram_numa),
+    cmocka_unit_test (test_dram_interleaved),
+    cmocka_unit_test (test_core2_pairs),
+    cmocka_unit_test (test_smt_siblings_share),
+    cmocka_unit_test (test_stress_consistency),
+  };
+  return cmocka_run_group_tests_name ("cache-coherence", tests, NULL, NULL);
+}

@@ -1,0 +1,335 @@
+/* test-replacement.c - replacement policies, write-backs and inclusion on
+ * one core, with expectations derived by hand in the comments. */
+#include "tests/testutil.h"
+#include "tests/cache/machines.h"
+#include "models/cache/memsys.h"
+#include "sim/core/errors.h"
+
+#include <string.h>
+
+#define LINE(i) ((guint64) (i) * 64)
+
+/* One socket, one core, levels added by the caller. */
+static SimMachine *
+one_core (void)
+{
+  return tm_new (1, 1, 1, SIM_COH_MESI);
+}
+
+static SimMemSys *
+memsys_or_fail (SimMachine *m)
+{
+  GError *error = NULL;
+  SimMemSys *ms = sim_memsys_new (m, &error);
+  if (ms == NULL)
+    {
+      print_error ("sim_memsys_new: %s\n", error->message);
+      fail ();
+    }
+  return ms;
+}
+
+static void
+rd (SimMemSys *ms, guint64 addr)
+{
+  sim_memsys_access (ms, 0, addr, 8, SIM_ACC_READ);
+}
+
+static void
+wr (SimMemSys *ms, guint64 addr)
+{
+  sim_memsys_access (ms, 0, addr, 8, SIM_ACC_WRITE);
+}
+
+/* Assert that level 0 holds exactly the lines whose bit is set in @mask
+ * among lines 0..n-1. */
+static void
+assert_holds (SimMemSys *ms, guint l, guint n, guint32 mask)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      gboolean want = (mask >> i) & 1;
+      if (sim_memsys_holds (ms, 0, l, LINE (i)) != want)
+        {
+          print_error ("line %u: expected %s in level %u\n", i, want ? "present" : "absent", l);
+          fail ();
+        }
+    }
+}
+
+static void
+test_lru_order (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);   /* one set */
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  for (guint i = 0; i < 4; i++)
+    rd (ms, LINE (i));            /* A B C D */
+  rd (ms, LINE (0));              /* A is MRU: B is now LRU */
+  rd (ms, LINE (4));              /* E evicts B */
+  assert_holds (ms, 0, 6, 0x1d);  /* A C D E */
+  rd (ms, LINE (2));              /* order now C E A D */
+  rd (ms, LINE (5));              /* F evicts D */
+  assert_holds (ms, 0, 6, 0x35);  /* A C E F */
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->level[0].misses[SIM_ACC_READ], 6);
+}
+
+/* Tree-PLRU, bit set = victim on the right, a touch points the path away.
+ * 4 ways filled 0..3 leave every bit 0; victims then come in the order
+ * way 0, 2, 1, 3 (A, C, B, D). */
+static void
+test_plru_4 (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 256, 4, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  for (guint i = 0; i < 4; i++)
+    rd (ms, LINE (i));
+  assert_holds (ms, 0, 8, 0x0f);
+  rd (ms, LINE (4));
+  assert_holds (ms, 0, 8, 0x1e);  /* A out */
+  rd (ms, LINE (5));
+  assert_holds (ms, 0, 8, 0x3a);  /* C out */
+  rd (ms, LINE (6));
+  assert_holds (ms, 0, 8, 0x78);  /* B out */
+  rd (ms, LINE (7));
+  assert_holds (ms, 0, 8, 0xf0);  /* D out */
+}
+
+/* 8 ways: after filling 0..7 all bits are 0; the victims are then ways
+ * 0, 4, 2, 6, 1 (bit-reversed order). */
+static void
+test_plru_8 (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 512, 8, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  for (guint i = 0; i < 8; i++)
+    rd (ms, LINE (i));
+  static const guint victims[] = { 0, 4, 2, 6, 1 };
+  guint32 mask = 0xff;
+  for (guint k = 0; k < G_N_ELEMENTS (victims); k++)
+    {
+      rd (ms, LINE (8 + k));
+      mask = (mask & ~(1u << victims[k])) | (1u << (8 + k));
+      assert_holds (ms, 0, 16, mask);
+    }
+}
+
+static guint32
+random_run (guint64 seed)
+{
+  g_autoptr (SimMachine) m = one_core ();
+  m->seed = seed;
+  tm_level (m, "L1d", 256, 4, SIM_REPL_RANDOM, SIM_INCL_NINE, 1, 4);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  for (guint i = 0; i < 200; i++)
+    rd (ms, LINE ((i * 7) % 31));
+  guint32 mask = 0;
+  for (guint i = 0; i < 31; i++)
+    if (sim_memsys_holds (ms, 0, 0, LINE (i)))
+      mask |= 1u << i;
+  return mask;
+}
+
+static void
+test_random_reproducible (void **state)
+{
+  (void) state;
+  guint32 a = random_run (42), b = random_run (42);
+  assert_int_equal (a, b);
+  assert_int_equal (__builtin_popcount (a), 4);
+  /* The seed matters: over a few seeds not every run leaves the same set. */
+  gboolean differs = FALSE;
+  for (guint64 s = 1; s < 8 && !differs; s++)
+    differs = random_run (s) != a;
+  assert_true (differs);
+}
+
+/* One set of 2 ways: each dirty victim is one write-back, clean ones none. */
+static void
+test_writebacks_one_level (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 128, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  wr (ms, LINE (0));
+  wr (ms, LINE (1));
+  rd (ms, LINE (2));            /* evicts dirty 0 */
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->level[0].writebacks, 1);
+  rd (ms, LINE (3));            /* evicts dirty 1 */
+  rd (ms, LINE (4));            /* evicts clean 2 */
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->level[0].writebacks, 2);
+}
+
+/* L1 one set of 2 ways, L2 one set of 4: A written, evicted from L1 (one
+ * write-back, L2's copy turns dirty), then L2 evicts A as its LRU line
+ * (the write-back did not refresh it): one write-back at L2. */
+static void
+test_writebacks_two_levels (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 128, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
+  tm_level (m, "L2", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 10);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  wr (ms, LINE (0));
+  rd (ms, LINE (1));
+  rd (ms, LINE (2));
+  const SimCpuMemStats *s = sim_memsys_cpu_stats (ms, 0);
+  assert_int_equal (s->level[0].writebacks, 1);
+  assert_int_equal (s->level[1].writebacks, 0);
+  rd (ms, LINE (3));
+  rd (ms, LINE (4));
+  assert_false (sim_memsys_holds (ms, 0, 1, LINE (0)));
+  assert_int_equal (s->level[1].writebacks, 1);
+  assert_int_equal (s->level[1].accesses[SIM_ACC_READ] + s->level[1].accesses[SIM_ACC_WRITE], 5);
+}
+
+/* L1 one set of 4 ways over an L2 of one set of 2: C pushes A out of L2.
+ * NINE leaves L1's copy; inclusive back-invalidates it. */
+static void
+run_inclusion (SimInclusion incl, gboolean l1_keeps, guint64 back_inv)
+{
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
+  tm_level (m, "L2", 128, 2, SIM_REPL_LRU, incl, 1, 10);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  rd (ms, LINE (0));
+  rd (ms, LINE (1));
+  rd (ms, LINE (2));
+  assert_false (sim_memsys_holds (ms, 0, 1, LINE (0)));
+  assert_int_equal (sim_memsys_holds (ms, 0, 0, LINE (0)), l1_keeps);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->back_invalidations, back_inv);
+  /* Reading A again: an L1 hit (4 cycles) or a miss down to DRAM. */
+  assert_int_equal (sim_memsys_access (ms, 0, LINE (0), 8, SIM_ACC_READ),
+                    l1_keeps ? 4 : TM_DRAM_LOCAL);
+}
+
+static void
+test_nine (void **state)
+{
+  (void) state;
+  run_inclusion (SIM_INCL_NINE, TRUE, 0);
+}
+
+static void
+test_inclusive_back_invalidates (void **state)
+{
+  (void) state;
+  run_inclusion (SIM_INCL_INCLUSIVE, FALSE, 1);
+}
+
+/* L1 1 KiB 2-way (8 sets) over an exclusive direct-mapped 1 KiB L2 (16
+ * sets).  Lines 0, 512, 1024 share L1 set 0; 0 and 1024 share L2 set 0,
+ * 512 sits in L2 set 8. */
+static void
+test_exclusive (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
+  tm_level (m, "L2", 1024, 1, SIM_REPL_LRU, SIM_INCL_EXCLUSIVE, 1, 10);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  assert_int_equal (sim_memsys_access (ms, 0, 0, 8, SIM_ACC_READ), TM_DRAM_LOCAL);
+  assert_int_equal (sim_memsys_access (ms, 0, 512, 8, SIM_ACC_READ), TM_DRAM_LOCAL);
+  /* Demand fills skip the victim level. */
+  assert_false (sim_memsys_holds (ms, 0, 1, 0));
+  assert_false (sim_memsys_holds (ms, 0, 1, 512));
+  assert_int_equal (sim_memsys_access (ms, 0, 1024, 8, SIM_ACC_READ), TM_DRAM_LOCAL);
+  /* L1's victim (0) went to L2. */
+  assert_true (sim_memsys_holds (ms, 0, 1, 0));
+  assert_false (sim_memsys_holds (ms, 0, 0, 0));
+  /* An L2 hit moves 0 up and out; L1's new victim 512 goes down. */
+  assert_int_equal (sim_memsys_access (ms, 0, 0, 8, SIM_ACC_READ), 10);
+  assert_false (sim_memsys_holds (ms, 0, 1, 0));
+  assert_true (sim_memsys_holds (ms, 0, 0, 0));
+  assert_true (sim_memsys_holds (ms, 0, 1, 512));
+  assert_int_equal (sim_memsys_access (ms, 0, 1024, 8, SIM_ACC_READ), 4);
+  assert_int_equal (sim_memsys_access (ms, 0, 512, 8, SIM_ACC_READ), 10);
+  assert_true (sim_memsys_holds (ms, 0, 1, 0));     /* L1 victim again */
+  const SimCpuMemStats *s = sim_memsys_cpu_stats (ms, 0);
+  assert_int_equal (s->level[1].accesses[SIM_ACC_READ], 5);
+  assert_int_equal (s->level[1].misses[SIM_ACC_READ], 3);
+}
+
+/* Straddling accesses touch both lines in full mode. */
+static void
+test_straddle_full (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  sim_memsys_access (ms, 0, 60, 8, SIM_ACC_READ);
+  assert_true (sim_memsys_holds (ms, 0, 0, 0));
+  assert_true (sim_memsys_holds (ms, 0, 0, 64));
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->level[0].accesses[SIM_ACC_READ], 2);
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->cycles, TM_DRAM_LOCAL);
+}
+
+/* Cachegrind mode: a straddling access is one reference and one miss,
+ * and the LL sees both lines. */
+static void
+test_cachegrind_straddle (void **state)
+{
+  (void) state;
+  GError *error = NULL;
+  g_autoptr (SimMemSys) ms = sim_memsys_new_cachegrind (1024, 2, 64, 8192, 4, 64, &error);
+  assert_non_null (ms);
+  sim_memsys_access (ms, 0, 60, 8, SIM_ACC_READ);
+  const SimCpuMemStats *s = sim_memsys_cpu_stats (ms, 0);
+  assert_int_equal (s->level[0].accesses[SIM_ACC_READ], 1);
+  assert_int_equal (s->level[0].misses[SIM_ACC_READ], 1);
+  assert_int_equal (s->level[1].misses[SIM_ACC_READ], 1);
+  assert_true (sim_memsys_holds (ms, 0, 1, 64));
+  /* Line 0 hits D1, line 1 does not once evicted: the whole access goes to
+   * the LL, which holds both, so it is one D1 miss and no LL miss. */
+  sim_memsys_access (ms, 0, 64 + 512, 8, SIM_ACC_READ);
+  sim_memsys_access (ms, 0, 64 + 1024, 8, SIM_ACC_READ);
+  sim_memsys_access (ms, 0, 60, 8, SIM_ACC_RMW);
+  assert_int_equal (s->level[0].accesses[SIM_ACC_READ], 4);
+  assert_int_equal (s->level[0].misses[SIM_ACC_READ], 4);
+  assert_int_equal (s->level[1].misses[SIM_ACC_READ], 3);
+}
+
+static void
+test_bad_geometry (void **state)
+{
+  (void) state;
+  GError *error = NULL;
+  assert_null (sim_memsys_new_cachegrind (1000, 2, 64, 8192, 4, 64, &error));
+  assert_non_null (strstr (error->message, "D1"));
+  g_clear_error (&error);
+  assert_null (sim_memsys_new_cachegrind (1024, 0, 64, 8192, 4, 64, &error));
+  g_clear_error (&error);
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", 1024, 3, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
+  assert_null (sim_memsys_new (m, &error));
+  assert_true (g_error_matches (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM));
+  g_clear_error (&error);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_lru_order),
+    cmocka_unit_test (test_plru_4),
+    cmocka_unit_test (test_plru_8),
+    cmocka_unit_test (test_random_reproducible),
+    cmocka_unit_test (test_writebacks_one_level),
+    cmocka_unit_test (test_writebacks_two_levels),
+    cmocka_unit_test (test_nine),
+    cmocka_unit_test (test_inclusive_back_invalidates),
+    cmocka_unit_test (test_exclusive),
+    cmocka_unit_test (test_straddle_full),
+    cmocka_unit_test (test_cachegrind_straddle),
+    cmocka_unit_test (test_bad_geometry),
+  };
+  return cmocka_run_group_tests_name ("cache-replacement", tests, NULL, NULL);
+}
