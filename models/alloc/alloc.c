@@ -18,3 +18,26 @@ sim_op_touch_range (SimOp *op, SimAddr addr, guint64 len, SimAccKind kind, SimMe
       sim_op_access (op, s, (guint32) (e - s), kind, cls);
     }
 }
+
+void
+sim_alloc_report_init (SimAllocReport *r)
+{
+  r->rows = g_array_new (FALSE, TRUE, sizeof (SimAllocCacheRow));
+  r->large_pages = 0;
+}
+
+void
+sim_alloc_report_clear (SimAllocReport *r)
+{
+  if (r->rows == NULL)
+    return;
+  for (guint i = 0; i < r->rows->len; i++)
+    {
+      SimAllocCacheRow *row = &g_array_index (r->rows, SimAllocCacheRow, i);
+      g_free (row->name);
+      g_strfreev (row->aliases);
+      g_free (row->stats);
+    }
+  g_array_unref (r->rows);
+  r->rows = NULL;
+}

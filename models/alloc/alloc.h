@@ -20,6 +20,7 @@
 #include <glib.h>
 #include "sim/core/engine.h"
 #include "models/cache/memsys.h"
+#include "models/alloc/alloc-spec.h"
 
 G_BEGIN_DECLS
 
@@ -120,5 +121,110 @@ sim_op_unlock (SimOp *op, SimLock *lock, SimAddr word)
 #define SIM_GFP_WAIT      (1u << 5)   /* may sleep (GFP_KERNEL) */
 
 #define SIM_NUMA_NO_NODE  (-1)
+
+G_END_DECLS
+
+/* ------------------------------------------------------------------ */
+/* The allocator ops table.                                            */
+
+G_BEGIN_DECLS
+
+typedef struct SimPageAlloc SimPageAlloc;
+typedef guint32 SimCacheId;
+#define SIM_CACHE_NONE G_MAXUINT32
+
+/* Cache creation flags (the kernel's SLAB_* flags that matter here). */
+#define SIM_SLAB_HWCACHE_ALIGN    (1u << 0)
+#define SIM_SLAB_TYPESAFE_BY_RCU  (1u << 1)
+#define SIM_SLAB_CTOR             (1u << 2)
+#define SIM_SLAB_RECLAIM_ACCOUNT  (1u << 3)
+#define SIM_SLAB_CACHE_DMA        (1u << 4)
+#define SIM_SLAB_FREEPTR_OFFSET   (1u << 5)
+#define SIM_SLAB_ACCOUNT          (1u << 6)
+#define SIM_SLAB_PANIC            (1u << 7)
+
+typedef struct {
+  const char *name;            /* "skbuff_head_cache" */
+  guint32     object_size;
+  guint32     align;           /* requested alignment, 0 = default */
+  guint32     flags;           /* SIM_SLAB_* */
+} SimCacheSpec;
+
+/* What an allocator model may use: the machine, its memory system and the
+ * page allocator below the slab layer. */
+typedef struct {
+  const SimMachine *machine;
+  SimMemSys        *mem;
+  SimPageAlloc     *pages;
+  guint             n_cpus;
+  guint64           seed;
+} SimAllocEnv;
+
+/* The touch model: what the caller does with an object (docs/models/). */
+typedef enum {
+  SIM_TOUCH_NONE,              /* nothing beyond the allocator's own accesses */
+  SIM_TOUCH_LINE,              /* one write of the first line on alloc, one read before free */
+  SIM_TOUCH_OBJECT,            /* every line of the object */
+} SimTouch;
+
+/* One cache as a report shows it: geometry, slabinfo-style counts and the
+ * model's own counters (CONFIG_SLUB_STATS names for SLUB, SLAB's STATS
+ * names for SLAB, ...).  alloc_fast/free_fast are what slabinfo's %Fast
+ * divides. */
+typedef struct {
+  char    *name;
+  char   **aliases;              /* NULL-terminated */
+  guint32  object_size;
+  guint32  slab_size;            /* the object stride */
+  guint32  order;
+  guint32  objs_per_slab;
+  guint64  alloc, free;          /* alloc_fastpath + alloc_slowpath, ... */
+  guint64  alloc_fast, free_fast;
+  guint64  objects;              /* in use, as slabinfo counts them */
+  guint64  slabs;
+  guint64  order_fallback;
+  guint64  bytes;                /* slabs * (PAGE_SIZE << order) */
+  guint    n_stats;
+  const char *const *stat_names; /* static, n_stats entries */
+  guint64 *stats;
+} SimAllocCacheRow;
+
+typedef struct {
+  GArray  *rows;                 /* SimAllocCacheRow */
+  guint64  large_pages;          /* pages held by pass-through kmallocs */
+} SimAllocReport;
+
+void sim_alloc_report_init  (SimAllocReport *r);
+void sim_alloc_report_clear (SimAllocReport *r);
+
+/* The allocator ops table: one per model file.  @m is the model's state
+ * returned by create(). */
+typedef struct {
+  const char *name;                     /* "slub" */
+  const char *const *kernels;           /* eras it models; [0] is the default */
+  gpointer   (*create)       (const SimAllocSpec *spec, const SimAllocEnv *env,
+                              GError **error);
+  void       (*destroy)      (gpointer m);
+  const char*(*kernel)       (gpointer m);
+  /* The parameters in effect, "key=value,..." canonical form. */
+  char      *(*params)       (gpointer m);
+  SimCacheId (*cache_create) (gpointer m, SimOp *op, const SimCacheSpec *spec,
+                              GError **error);
+  SimAddr    (*cache_alloc)  (gpointer m, SimOp *op, SimCacheId id, gint node,
+                              guint32 gfp);
+  SimAddr    (*kmalloc)      (gpointer m, SimOp *op, gsize size, gint node,
+                              guint32 gfp);
+  /* kfree / kmem_cache_free; FALSE if @addr is not the model's. */
+  gboolean   (*free)         (gpointer m, SimOp *op, SimAddr addr);
+  /* Object size the model really gives a kmalloc of @size (ksize), 0 for
+   * pass-through; used to size caller touches. */
+  gsize      (*ksize)        (gpointer m, SimAddr addr);
+  gboolean   (*check)        (gpointer m, GError **error);
+  void       (*report)       (gpointer m, SimAllocReport *out);
+} SimAllocOps;
+
+/* The registry: every allocator model, by name. */
+const SimAllocOps *const *sim_alloc_models (void);
+const SimAllocOps *sim_alloc_model_lookup (const char *name);
 
 G_END_DECLS

@@ -1,0 +1,35 @@
+/* registry.c - the one list of allocator models.  Adding a model is one
+ * file with its ops table and one line here. */
+#include "models/alloc/alloc.h"
+#include "models/alloc/slub.h"
+
+#include <string.h>
+
+typedef const SimAllocOps *(*SimAllocOpsGetter) (void);
+
+static const SimAllocOpsGetter getters[] = {
+  sim_alloc_slub_ops,
+};
+
+const SimAllocOps *const *
+sim_alloc_models (void)
+{
+  static const SimAllocOps *models[G_N_ELEMENTS (getters) + 1];
+  static gsize once = 0;
+  if (g_once_init_enter (&once))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (getters); i++)
+        models[i] = getters[i] ();
+      g_once_init_leave (&once, 1);
+    }
+  return models;
+}
+
+const SimAllocOps *
+sim_alloc_model_lookup (const char *name)
+{
+  for (const SimAllocOps *const *o = sim_alloc_models (); *o; o++)
+    if (strcmp ((*o)->name, name) == 0)
+      return *o;
+  return NULL;
+}

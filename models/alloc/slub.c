@@ -1,0 +1,1912 @@
+/* slub.c - SLUB, as in Linux 2.6.23, 2.6.33, 2.6.34 and 6.18.
+ *
+ * Which kernel.  The allocator paths follow mm/slub.c of each era
+ * (shared/reference/allocators.md §1 and the kernel trees cited there):
+ *
+ *   2.6.23  The per-CPU slab is a bare struct page pointer in the
+ *           kmem_cache (cpu_slab[NR_CPUS]); the lockless freelist lives in
+ *           struct page (page->lockless_freelist), so the fast paths read
+ *           kmem_cache, struct page and the object.  No statistics in that
+ *           kernel (the counters below are kept anyway, with 2.6.34's
+ *           meaning, and cost no simulated memory traffic), MIN_PARTIAL 2,
+ *           no per-cache min_partial.
+ *   2.6.33  struct kmem_cache_cpu {freelist, page, node, offset, objsize,
+ *           stat[]} reached through kmem_cache's cpu_slab[NR_CPUS] pointer
+ *           array: the layout just before commit 9dfc6e68bfe6e.
+ *   2.6.34  The same kmem_cache_cpu, minus offset/objsize, in the per-CPU
+ *           area reached with this_cpu operations; the fast path reads
+ *           s->offset from kmem_cache.  min_partial per cache.
+ *   6.18    kmem_cache_cpu {freelist, tid, slab, partial, lock, stat[]};
+ *           the fast paths are a cmpxchg of (freelist, tid); per-CPU
+ *           partial slabs (cpu_partial_slabs) that are not frozen; slab
+ *           state changes by cmpxchg on (freelist, counters); the node
+ *           list_lock only where the kernel takes it.
+ *
+ * What the model keeps.  Every slab's objects, free pointers, inuse and
+ * frozen state, the per-CPU freelist, the per-node partial lists in their
+ * kernel order (head/tail insertion), the cpu partial chain, and the
+ * CONFIG_SLUB_STATS counters with their sysfs names, incremented where
+ * that era's code increments them.  Every load and store the kernel code
+ * makes on those structures goes to the cache model at the structure's
+ * simulated address: kmem_cache, kmem_cache_cpu, kmem_cache_node (list
+ * head and list_lock), struct page (one 64-byte line in the vmemmap), the
+ * free pointer word inside each object, and the object itself when it is
+ * zeroed for __GFP_ZERO.  Locks (node list_lock, the slab lock of the
+ * 2.6 eras) are engine resources: a CPU that finds one held waits.
+ *
+ * What it leaves out.  Debug caches (red zones, poisoning, user tracking:
+ * SLUB_DEBUG off), memcg accounting, freelist randomisation and hardening
+ * (CONFIG_SLAB_FREELIST_RANDOM/HARDENED off: freelists are in ascending
+ * address order, pointers stored plainly), pfmemalloc, kmem_cache_shrink
+ * and the defragmentation of remote nodes' partial lists
+ * (get_any_partial is not attempted: remote_node_defrag_ratio treated as
+ * 0), sheaves of 6.18 (vm_area_struct and maple_node opt in; not yet
+ * modelled), and interrupts: an operation runs to completion on its CPU,
+ * so the races the kernel re-checks for (a cpu slab appearing while
+ * interrupts were enabled) never happen and cmpxchg never fails.
+ */
+#include "models/alloc/slub.h"
+#include "models/page/page-alloc.h"
+#include "models/alloc/kmalloc-classes.h"
+#include "sim/core/errors.h"
+
+#include <string.h>
+
+#define NIL 0xffffu                       /* end of a freelist */
+
+/* ------------------------------------------------------------------ */
+/* Eras                                                                */
+
+typedef struct {
+  const char *name;
+  SimSlubEraId id;
+  gboolean page_lockless;        /* 2.6.23: freelist in struct page */
+  gboolean cpu_ptr_array;        /* 2.6.23/33: s->cpu_slab[cpu] in kmem_cache */
+  gboolean cpu_has_offset;       /* 2.6.33: c->offset, c->objsize */
+  gboolean tid;                  /* 6.18: cmpxchg (freelist, tid) */
+  gboolean cpu_partial;          /* 6.18: per-CPU partial slabs */
+  gboolean stats;                /* CONFIG_SLUB_STATS exists */
+  gboolean slab_lock;            /* slab_lock (page bit spinlock) around slab state */
+  guint    min_partial_fixed;    /* 2.6.23: MIN_PARTIAL; 0 = per cache */
+  guint    kmem_cache_size;      /* bytes before the node[] and cpu_slab[] arrays */
+  guint    cpu_stat_offset;      /* offset of stat[] in kmem_cache_cpu */
+} SlubEra;
+
+static const SlubEra eras[] = {
+  { "2.6.23", SIM_SLUB_2_6_23, TRUE,  TRUE,  FALSE, FALSE, FALSE, FALSE, TRUE,  2, 192, 0 },
+  { "2.6.33", SIM_SLUB_2_6_33, FALSE, TRUE,  TRUE,  FALSE, FALSE, TRUE,  TRUE,  0, 192, 32 },
+  { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 192, 24 },
+  { "6.18",   SIM_SLUB_6_18,   FALSE, FALSE, FALSE, TRUE,  TRUE,  TRUE,  FALSE, 0, 256, 48 },
+};
+
+/* Field offsets inside kmem_cache that the paths read.  kmem_cache's
+ * first line holds cpu_slab (2.6.34+), flags, size, object_size and
+ * offset; the node[] pointer array follows the fixed part, and in
+ * 2.6.23/2.6.33 the cpu_slab[NR_CPUS] array comes last. */
+#define KC_CPU_SLAB   0
+#define KC_OFFSET     24
+#define KC_SIZE       16
+#define KC_MIN_PARTIAL 56
+
+/* kmem_cache_cpu fields (2.6.33/34: freelist, page, node, [offset,
+ * objsize]; 6.18: freelist, tid, slab, partial). */
+#define CC_FREELIST   0
+#define CC_PAGE       8
+#define CC_TID        8
+#define CC_SLAB_618   16
+#define CC_PARTIAL    24
+
+/* kmem_cache_node: list_lock, nr_partial, partial list head. */
+#define KN_LOCK       0
+#define KN_NR_PARTIAL 8
+#define KN_PARTIAL    16
+
+/* Instruction counts charged per step: estimates of the x86-64 code of
+ * each path (docs/models/slub.md explains where they come from).  Memory
+ * latency comes on top, from the cache model. */
+#define SLUB_COSTS(X)                                                        \
+  X (FAST_ALLOC,        18)   /* slab_alloc fast path, irq save/restore */   \
+  X (FAST_FREE,         18)                                                  \
+  X (SLOW_ALLOC,        40)   /* __slab_alloc entry and exit */              \
+  X (SLOW_FREE,         35)   /* __slab_free */                              \
+  X (LOAD_FREELIST,     12)                                                  \
+  X (DEACTIVATE,        30)                                                  \
+  X (MOVE_OBJECT,        6)   /* one object moved between freelists */       \
+  X (PARTIAL_OP,        10)   /* add/remove on a partial list */             \
+  X (NEW_SLAB,          80)   /* new_slab bookkeeping beside the page alloc */ \
+  X (INIT_OBJECT,        4)   /* threading one object into the freelist */   \
+  X (DISCARD_SLAB,      40)                                                  \
+  X (CPU_PARTIAL_OP,    15)                                                  \
+  X (KMALLOC_INDEX,      6)   /* size to cache lookup */                     \
+  X (VIRT_TO_PAGE,       8)   /* virt_to_head_page arithmetic */
+
+enum {
+#define SLUB_COST_ENUM(n, v) COST_##n = v,
+  SLUB_COSTS (SLUB_COST_ENUM)
+#undef SLUB_COST_ENUM
+};
+
+/* ------------------------------------------------------------------ */
+/* State                                                               */
+
+typedef struct SlubCache SlubCache;
+typedef struct Slab Slab;
+
+enum { WHERE_NONE, WHERE_NODE_PARTIAL, WHERE_CPU, WHERE_CPU_PARTIAL };
+
+struct Slab {
+  SimAddr    base;          /* first object */
+  SimAddr    page;          /* its struct page (head) */
+  SlubCache *s;
+  Slab      *prev, *next;   /* node partial list, or cpu partial chain */
+  SimLock    lock;          /* slab_lock (2.6 eras) */
+  guint16    objects;
+  guint16    inuse;         /* page->inuse as the kernel keeps it */
+  guint16    freelist;      /* page->freelist */
+  guint16    node;
+  guint16    cpu;           /* while WHERE_CPU or WHERE_CPU_PARTIAL */
+  guint16    chain_len;     /* 6.18 slab->slabs on a cpu partial chain head */
+  guint8     order;
+  guint8     frozen;
+  guint8     where;
+  guint16    next_free[];   /* the free pointer stored in each object */
+};
+
+typedef struct {
+  Slab    *slab;            /* c->page / c->slab (2.6.23: s->cpu_slab[cpu]) */
+  guint16  freelist;        /* c->freelist (2.6.23: page->lockless_freelist) */
+  gint     node;            /* c->node */
+  guint64  tid;
+  Slab    *partial;         /* 6.18: c->partial chain */
+  SimAddr  addr;            /* kmem_cache_cpu */
+} CpuSlab;
+
+typedef struct {
+  Slab    *head, *tail;     /* the partial list in kernel order */
+  guint64  nr_partial;
+  guint64  nr_slabs;
+  guint64  total_objects;
+  SimLock  list_lock;
+  SimAddr  addr;            /* kmem_cache_node */
+} SlubNode;
+
+struct SlubCache {
+  SimSlubGeometry g;
+  SimSlubCache *sc;         /* the sizing code's cache (name, aliases) */
+  char      *name;          /* as slabinfo shows it */
+  GPtrArray *aliases;       /* names merged into this cache */
+  guint32    flags;
+  SimAddr    addr;          /* struct kmem_cache */
+  CpuSlab   *cpu;
+  SlubNode  *node;
+  guint64    stat[SIM_SLUB_N_STATS];
+  guint64    live;          /* objects handed out and not freed */
+};
+
+struct SimSlub {
+  const SlubEra *era;
+  SimSlubExtras  p;
+  SimSlubConfig  cfg;       /* the sizing era and boot parameters */
+  SimSlubCacheSet *set;     /* caches as kmem_cache_create made them */
+  GHashTable    *model_of;  /* SimSlubCache* -> SlubCache* */
+  SlubCache    **kmalloc;   /* by kmalloc index */
+  guint          n_kmalloc;
+  char          *kernel;
+  SimAllocEnv    env;
+  guint          n_nodes;
+  GPtrArray     *caches;    /* SlubCache*, owned */
+  GHashTable    *by_name;   /* name (incl. aliases) -> SlubCache */
+  GHashTable    *slab_of;   /* slab base address -> Slab */
+  GHashTable    *large;     /* pass-through page address -> order */
+  guint64        large_pages;
+};
+
+static const char *const stat_names[SIM_SLUB_N_STATS] = {
+#define SLUB_STAT_NAME(e, n) n,
+  SIM_SLUB_STATS (SLUB_STAT_NAME)
+#undef SLUB_STAT_NAME
+};
+
+const char *
+sim_slub_stat_name (SimSlubStat st)
+{
+  g_return_val_if_fail (st < SIM_SLUB_N_STATS, NULL);
+  return stat_names[st];
+}
+
+/* ------------------------------------------------------------------ */
+/* Small helpers: simulated accesses to each structure                 */
+
+static inline SimAddr
+obj_addr (const Slab *slab, guint idx)
+{
+  return slab->base + (SimAddr) idx * slab->s->g.size;
+}
+
+static inline guint
+node_of_cpu (const SimSlub *m, guint cpu)
+{
+  if (m->n_nodes == 1)
+    return 0;
+  return sim_machine_socket_of (m->env.machine, cpu) % m->n_nodes;
+}
+
+static inline void
+rd_kc (SimOp *op, const SlubCache *s, guint off)
+{
+  sim_op_read (op, s->addr + off, 8, SIM_MEM_CACHE_META);
+}
+
+static inline void
+rd_cpu (SimOp *op, const CpuSlab *c, guint off)
+{
+  sim_op_read (op, c->addr + off, 8, SIM_MEM_CPU_SLAB);
+}
+
+static inline void
+wr_cpu (SimOp *op, const CpuSlab *c, guint off)
+{
+  sim_op_write (op, c->addr + off, 8, SIM_MEM_CPU_SLAB);
+}
+
+static inline void
+rmw_cpu (SimOp *op, const CpuSlab *c, guint off, guint size)
+{
+  sim_op_access (op, c->addr + off, size, SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
+}
+
+static inline void
+rd_page (SimOp *op, const Slab *slab)
+{
+  sim_op_read (op, slab->page, 8, SIM_MEM_STRUCT_PAGE);
+}
+
+static inline void
+wr_page (SimOp *op, const Slab *slab)
+{
+  sim_op_write (op, slab->page, 8, SIM_MEM_STRUCT_PAGE);
+}
+
+static inline void
+rmw_page (SimOp *op, const Slab *slab)
+{
+  /* cmpxchg_double on (freelist, counters) in 6.18 */
+  sim_op_access (op, slab->page + 16, 16, SIM_ACC_RMW, SIM_MEM_STRUCT_PAGE);
+}
+
+static inline void
+rd_freeptr (SimOp *op, const Slab *slab, guint idx)
+{
+  sim_op_read (op, obj_addr (slab, idx) + slab->s->g.offset, 8, SIM_MEM_FREEPTR);
+}
+
+static inline void
+wr_freeptr (SimOp *op, const Slab *slab, guint idx)
+{
+  sim_op_write (op, obj_addr (slab, idx) + slab->s->g.offset, 8, SIM_MEM_FREEPTR);
+}
+
+/* stat(s, item): the counter is a per-CPU unsigned in kmem_cache_cpu, so
+ * with CONFIG_SLUB_STATS each increment is a read-modify-write there. */
+static inline void
+stat (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item)
+{
+  s->stat[item]++;
+  if (m->era->stats && m->p.stats)
+    sim_op_access (op, s->cpu[op->cpu].addr + m->era->cpu_stat_offset + 4 * item, 4,
+                   SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
+}
+
+static inline void
+slab_lock (SimSlub *m, SimOp *op, Slab *slab)
+{
+  if (m->era->slab_lock)
+    sim_op_lock (op, &slab->lock, slab->page);
+}
+
+static inline void
+slab_unlock (SimSlub *m, SimOp *op, Slab *slab)
+{
+  if (m->era->slab_lock)
+    sim_op_unlock (op, &slab->lock, slab->page);
+}
+
+static inline SlubNode *
+node_of_slab (SlubCache *s, const Slab *slab)
+{
+  return &s->node[slab->node];
+}
+
+static void
+node_lock (SimOp *op, SlubNode *n)
+{
+  sim_op_lock (op, &n->list_lock, n->addr + KN_LOCK);
+}
+
+static void
+node_unlock (SimOp *op, SlubNode *n)
+{
+  sim_op_unlock (op, &n->list_lock, n->addr + KN_LOCK);
+}
+
+/* ------------------------------------------------------------------ */
+/* Partial lists                                                       */
+
+static void
+add_partial (SimOp *op, SlubNode *n, Slab *slab, gboolean tail)
+{
+  sim_op_instr (op, COST_PARTIAL_OP);
+  /* list_add touches the list head, the neighbour's list links and the
+   * slab's own struct page; nr_partial++. */
+  sim_op_write (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
+  sim_op_write (op, n->addr + KN_PARTIAL, 16, SIM_MEM_CACHE_META);
+  Slab *nb = tail ? n->tail : n->head;
+  if (nb)
+    sim_op_write (op, nb->page + 24, 8, SIM_MEM_STRUCT_PAGE);
+  sim_op_write (op, slab->page + 24, 16, SIM_MEM_STRUCT_PAGE);
+
+  slab->prev = slab->next = NULL;
+  if (tail)
+    {
+      slab->prev = n->tail;
+      if (n->tail)
+        n->tail->next = slab;
+      else
+        n->head = slab;
+      n->tail = slab;
+    }
+  else
+    {
+      slab->next = n->head;
+      if (n->head)
+        n->head->prev = slab;
+      else
+        n->tail = slab;
+      n->head = slab;
+    }
+  n->nr_partial++;
+  slab->where = WHERE_NODE_PARTIAL;
+}
+
+static void
+remove_partial (SimOp *op, SlubNode *n, Slab *slab)
+{
+  g_assert (slab->where == WHERE_NODE_PARTIAL);
+  sim_op_instr (op, COST_PARTIAL_OP);
+  sim_op_write (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
+  if (slab->prev)
+    sim_op_write (op, slab->prev->page + 24, 8, SIM_MEM_STRUCT_PAGE);
+  else
+    sim_op_write (op, n->addr + KN_PARTIAL, 8, SIM_MEM_CACHE_META);
+  if (slab->next)
+    sim_op_write (op, slab->next->page + 32, 8, SIM_MEM_STRUCT_PAGE);
+  else
+    sim_op_write (op, n->addr + KN_PARTIAL + 8, 8, SIM_MEM_CACHE_META);
+  sim_op_read (op, slab->page + 24, 16, SIM_MEM_STRUCT_PAGE);
+
+  if (slab->prev)
+    slab->prev->next = slab->next;
+  else
+    n->head = slab->next;
+  if (slab->next)
+    slab->next->prev = slab->prev;
+  else
+    n->tail = slab->prev;
+  slab->prev = slab->next = NULL;
+  n->nr_partial--;
+  slab->where = WHERE_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Slab creation and destruction                                       */
+
+static Slab *
+new_slab (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
+{
+  sim_op_instr (op, COST_NEW_SLAB);
+  /* allocate_slab: first the preferred order with __GFP_NORETRY, then
+   * the minimum order (s->min) — ORDER_FALLBACK. */
+  guint order = s->g.order, objects = s->g.objects;
+  SimAddr base = sim_page_alloc (m->env.pages, op, order, node,
+                                 gfp & ~SIM_GFP_ZERO, order > 0 || m->era->tid);
+  if (base == 0 && s->g.min_order != s->g.order)
+    {
+      order = s->g.min_order;
+      objects = s->g.min_objects;
+      base = sim_page_alloc (m->env.pages, op, order, node, gfp & ~SIM_GFP_ZERO,
+                             order > 0 || m->era->tid);
+      if (base != 0)
+        stat (m, op, s, SIM_SLUB_ORDER_FALLBACK);
+    }
+  if (base == 0)
+    return NULL;
+
+  Slab *slab = g_malloc0 (sizeof (Slab) + objects * sizeof (guint16));
+  slab->base = base;
+  slab->page = sim_page_struct (m->env.pages, base);
+  slab->s = s;
+  slab->objects = (guint16) objects;
+  slab->order = (guint8) order;
+  slab->node = (guint16) (sim_page_node_of (m->env.pages, base) % m->n_nodes);
+  sim_lock_init (&slab->lock, "slab_lock");
+  g_hash_table_insert (m->slab_of, GSIZE_TO_POINTER (base), slab);
+
+  /* Set up struct page (PG_slab, slab, offset/objects, freelist) and
+   * thread the freelist in ascending address order: one store of the
+   * free pointer into every object. */
+  wr_page (op, slab);
+  for (guint i = 0; i < objects; i++)
+    {
+      slab->next_free[i] = (i + 1 < objects) ? (guint16) (i + 1) : NIL;
+      sim_op_instr (op, COST_INIT_OBJECT);
+      wr_freeptr (op, slab, i);
+    }
+  slab->freelist = 0;
+  slab->inuse = 0;
+
+  SlubNode *n = node_of_slab (s, slab);
+  /* inc_slabs_node: atomic counters in kmem_cache_node */
+  sim_op_access (op, n->addr + KN_NR_PARTIAL + 16, 8, SIM_ACC_RMW, SIM_MEM_CACHE_META);
+  n->nr_slabs++;
+  n->total_objects += objects;
+  return slab;
+}
+
+static void
+discard_slab (SimSlub *m, SimOp *op, Slab *slab)
+{
+  SlubCache *s = slab->s;
+  SlubNode *n = node_of_slab (s, slab);
+  sim_op_instr (op, COST_DISCARD_SLAB);
+  sim_op_access (op, n->addr + KN_NR_PARTIAL + 16, 8, SIM_ACC_RMW, SIM_MEM_CACHE_META);
+  n->nr_slabs--;
+  n->total_objects -= slab->objects;
+  wr_page (op, slab);                /* __ClearPageSlab, reset mapcount */
+  g_hash_table_remove (m->slab_of, GSIZE_TO_POINTER (slab->base));
+  sim_page_free (m->env.pages, op, slab->base, slab->order);
+  g_free (slab);
+}
+
+/* ------------------------------------------------------------------ */
+/* Deactivation and cpu partial lists                                  */
+
+static void
+unfreeze_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, gboolean tail)
+{
+  SlubNode *n = node_of_slab (s, slab);
+  guint min_partial = m->era->min_partial_fixed ? m->era->min_partial_fixed : s->g.min_partial;
+
+  slab->frozen = 0;
+  slab->where = WHERE_NONE;
+  wr_page (op, slab);                          /* ClearSlabFrozen */
+  if (slab->inuse)
+    {
+      if (slab->freelist != NIL)
+        {
+          node_lock (op, n);
+          add_partial (op, n, slab, tail);
+          node_unlock (op, n);
+          stat (m, op, s, tail ? SIM_SLUB_DEACTIVATE_TO_TAIL : SIM_SLUB_DEACTIVATE_TO_HEAD);
+        }
+      else
+        stat (m, op, s, SIM_SLUB_DEACTIVATE_FULL);
+      slab_unlock (m, op, slab);
+    }
+  else
+    {
+      stat (m, op, s, SIM_SLUB_DEACTIVATE_EMPTY);
+      sim_op_read (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
+      if (n->nr_partial < min_partial)
+        {
+          /* Keep a few empty slabs, at the tail so they are used last. */
+          node_lock (op, n);
+          add_partial (op, n, slab, TRUE);
+          node_unlock (op, n);
+          slab_unlock (m, op, slab);
+        }
+      else
+        {
+          slab_unlock (m, op, slab);
+          stat (m, op, s, SIM_SLUB_FREE_SLAB);
+          discard_slab (m, op, slab);
+        }
+    }
+}
+
+/* deactivate_slab of 2.6.23/33/34: give the cpu freelist back to the
+ * slab one object at a time, then unfreeze. */
+static void
+deactivate_2_6 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c)
+{
+  Slab *slab = c->slab;
+  gboolean tail = TRUE;
+  sim_op_instr (op, COST_DEACTIVATE);
+  rd_page (op, slab);
+  if (slab->freelist != NIL)
+    stat (m, op, s, SIM_SLUB_DEACTIVATE_REMOTE_FREES);
+  while (c->freelist != NIL)
+    {
+      guint16 obj = c->freelist;
+      sim_op_instr (op, COST_MOVE_OBJECT);
+      rd_freeptr (op, slab, obj);
+      c->freelist = slab->next_free[obj];
+      slab->next_free[obj] = slab->freelist;
+      wr_freeptr (op, slab, obj);
+      slab->freelist = obj;
+      slab->inuse--;
+      tail = FALSE;
+    }
+  wr_page (op, slab);
+  if (m->era->page_lockless)
+    wr_page (op, slab);                        /* page->lockless_freelist = NULL */
+  else
+    wr_cpu (op, c, CC_FREELIST);
+  c->slab = NULL;
+  if (m->era->cpu_ptr_array && m->era->page_lockless)
+    sim_op_write (op, s->addr + m->era->kmem_cache_size + 8 * m->n_nodes + 8 * op->cpu, 8,
+                  SIM_MEM_CACHE_META);         /* s->cpu_slab[cpu] = NULL */
+  else
+    wr_cpu (op, c, CC_PAGE);
+  unfreeze_2_6 (m, op, s, slab, tail);
+}
+
+/* deactivate_slab of 6.18: splice the cpu freelist onto the slab's with
+ * one cmpxchg, unfreezing it, then file the slab. */
+static void
+deactivate_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 freelist)
+{
+  SlubNode *n = node_of_slab (s, slab);
+  gboolean tail = FALSE;
+  sim_op_instr (op, COST_DEACTIVATE);
+  rd_page (op, slab);
+  if (slab->freelist != NIL)
+    {
+      stat (m, op, s, SIM_SLUB_DEACTIVATE_REMOTE_FREES);
+      tail = TRUE;
+    }
+  /* Stage one: walk the cpu freelist to count it and find its tail. */
+  guint free_delta = 0;
+  guint16 last = NIL;
+  for (guint16 it = freelist; it != NIL; it = slab->next_free[it])
+    {
+      sim_op_instr (op, COST_MOVE_OBJECT);
+      rd_freeptr (op, slab, it);
+      last = it;
+      free_delta++;
+    }
+  /* Stage two: splice and unfreeze. */
+  if (last != NIL)
+    {
+      slab->next_free[last] = slab->freelist;
+      wr_freeptr (op, slab, last);
+      slab->freelist = freelist;
+      slab->inuse -= free_delta;
+    }
+  rmw_page (op, slab);
+  slab->frozen = 0;
+  slab->where = WHERE_NONE;
+
+  /* Stage three: file it. */
+  sim_op_read (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
+  if (slab->inuse == 0 && n->nr_partial >= s->g.min_partial)
+    {
+      stat (m, op, s, SIM_SLUB_DEACTIVATE_EMPTY);
+      discard_slab (m, op, slab);
+      stat (m, op, s, SIM_SLUB_FREE_SLAB);
+    }
+  else if (slab->freelist != NIL)
+    {
+      node_lock (op, n);
+      add_partial (op, n, slab, tail);
+      node_unlock (op, n);
+      stat (m, op, s, tail ? SIM_SLUB_DEACTIVATE_TO_TAIL : SIM_SLUB_DEACTIVATE_TO_HEAD);
+    }
+  else
+    stat (m, op, s, SIM_SLUB_DEACTIVATE_FULL);
+}
+
+/* __put_partials (6.18): move a cpu partial chain to the node lists. */
+static void
+put_partials_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *chain)
+{
+  SlubNode *n = NULL;
+  Slab *discard = NULL;
+  while (chain)
+    {
+      Slab *slab = chain;
+      chain = slab->next;
+      SlubNode *sn = node_of_slab (s, slab);
+      if (sn != n)
+        {
+          if (n)
+            node_unlock (op, n);
+          n = sn;
+          node_lock (op, n);
+        }
+      sim_op_instr (op, COST_CPU_PARTIAL_OP);
+      rd_page (op, slab);
+      slab->next = NULL;
+      slab->where = WHERE_NONE;
+      if (slab->inuse == 0 && n->nr_partial >= s->g.min_partial)
+        {
+          slab->next = discard;
+          discard = slab;
+        }
+      else
+        {
+          add_partial (op, n, slab, TRUE);
+          stat (m, op, s, SIM_SLUB_FREE_ADD_PARTIAL);
+        }
+    }
+  if (n)
+    node_unlock (op, n);
+  while (discard)
+    {
+      Slab *slab = discard;
+      discard = slab->next;
+      stat (m, op, s, SIM_SLUB_DEACTIVATE_EMPTY);
+      discard_slab (m, op, slab);
+      stat (m, op, s, SIM_SLUB_FREE_SLAB);
+    }
+}
+
+/* put_cpu_partial (6.18): push @slab on this CPU's partial chain; with
+ * @drain, a chain already at cpu_partial_slabs goes to the node first. */
+static void
+put_cpu_partial_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, gboolean drain)
+{
+  CpuSlab *c = &s->cpu[op->cpu];
+  Slab *old = c->partial, *to_put = NULL;
+  guint slabs = 0;
+  sim_op_instr (op, COST_CPU_PARTIAL_OP);
+  rd_cpu (op, c, CC_PARTIAL);
+  if (old)
+    {
+      rd_page (op, old);                       /* oldslab->slabs */
+      if (drain && old->chain_len >= s->g.cpu_partial_slabs)
+        {
+          to_put = old;
+          old = NULL;
+        }
+      else
+        slabs = old->chain_len;
+    }
+  slabs++;
+  slab->chain_len = (guint16) slabs;
+  slab->next = old;
+  slab->prev = NULL;
+  slab->where = WHERE_CPU_PARTIAL;
+  slab->cpu = (guint16) op->cpu;
+  wr_page (op, slab);
+  c->partial = slab;
+  wr_cpu (op, c, CC_PARTIAL);
+  if (to_put)
+    {
+      put_partials_618 (m, op, s, to_put);
+      stat (m, op, s, SIM_SLUB_CPU_PARTIAL_DRAIN);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* get_partial                                                         */
+
+static Slab *
+get_partial_node (SimSlub *m, SimOp *op, SlubCache *s, SlubNode *n)
+{
+  sim_op_read (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
+  if (n->nr_partial == 0)
+    return NULL;
+  node_lock (op, n);
+  Slab *first = NULL;
+  guint moved = 0;
+  sim_op_read (op, n->addr + KN_PARTIAL, 8, SIM_MEM_CACHE_META);
+  for (Slab *slab = n->head, *next; slab; slab = next)
+    {
+      next = slab->next;
+      rd_page (op, slab);
+      remove_partial (op, n, slab);
+      if (!m->era->tid)
+        {
+          /* 2.6: lock_and_freeze_slab takes the first that trylocks;
+           * nothing else holds a slab lock here, so the first. */
+          slab_lock (m, op, slab);
+          slab->frozen = 1;
+          wr_page (op, slab);
+          first = slab;
+          break;
+        }
+      if (first == NULL)
+        {
+          first = slab;
+          stat (m, op, s, SIM_SLUB_ALLOC_FROM_PARTIAL);
+          if (s->g.cpu_partial_slabs == 0)
+            break;
+        }
+      else
+        {
+          put_cpu_partial_618 (m, op, s, slab, FALSE);
+          stat (m, op, s, SIM_SLUB_CPU_PARTIAL_NODE);
+          if (++moved > s->g.cpu_partial_slabs / 2)
+            break;
+        }
+    }
+  node_unlock (op, n);
+  return first;
+}
+
+static Slab *
+get_partial (SimSlub *m, SimOp *op, SlubCache *s, gint node)
+{
+  guint nid = node == SIM_NUMA_NO_NODE ? node_of_cpu (m, op->cpu) : (guint) node % m->n_nodes;
+  rd_kc (op, s, m->era->kmem_cache_size + 8 * nid);      /* s->node[nid] */
+  return get_partial_node (m, op, s, &s->node[nid]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Allocation                                                          */
+
+static inline gboolean
+node_match (const Slab *slab, gint node)
+{
+  return node == SIM_NUMA_NO_NODE || slab->node == (guint) node;
+}
+
+/* The reads that find this CPU's kmem_cache_cpu (or, in 2.6.23, its
+ * cpu slab page). */
+static void
+locate_cpu_slab (SimSlub *m, SimOp *op, SlubCache *s)
+{
+  if (m->era->cpu_ptr_array)
+    sim_op_read (op, s->addr + m->era->kmem_cache_size + 8 * m->n_nodes + 8 * op->cpu, 8,
+                 SIM_MEM_CACHE_META);
+  else
+    rd_kc (op, s, KC_CPU_SLAB);
+}
+
+static guint16
+take_slab_freelist (SimSlub *m, SimOp *op, CpuSlab *c, Slab *slab)
+{
+  /* load_freelist / get_freelist: the first object is returned, the rest
+   * becomes the cpu freelist; the slab looks fully used meanwhile. */
+  sim_op_instr (op, COST_LOAD_FREELIST);
+  guint16 obj = slab->freelist;
+  rd_freeptr (op, slab, obj);
+  c->freelist = slab->next_free[obj];
+  slab->freelist = NIL;
+  slab->inuse = slab->objects;
+  if (m->era->tid)
+    rmw_page (op, slab);
+  else
+    wr_page (op, slab);
+  if (m->era->page_lockless)
+    wr_page (op, slab);
+  else
+    wr_cpu (op, c, CC_FREELIST);
+  return obj;
+}
+
+static void
+install_cpu_slab (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c, Slab *slab)
+{
+  c->slab = slab;
+  c->node = slab->node;
+  slab->frozen = 1;
+  slab->where = WHERE_CPU;
+  slab->cpu = (guint16) op->cpu;
+  if (m->era->cpu_ptr_array && m->era->page_lockless)
+    sim_op_write (op, s->addr + m->era->kmem_cache_size + 8 * m->n_nodes + 8 * op->cpu, 8,
+                  SIM_MEM_CACHE_META);
+  else
+    wr_cpu (op, c, m->era->tid ? CC_SLAB_618 : CC_PAGE);
+}
+
+/* __slab_alloc of the 2.6 eras. */
+static Slab *
+slow_alloc_2_6 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c, gint node,
+                guint32 gfp, guint16 *out)
+{
+  sim_op_instr (op, COST_SLOW_ALLOC);
+  Slab *slab = c->slab;
+  if (slab)
+    {
+      slab_lock (m, op, slab);
+      rd_page (op, slab);
+      if (node_match (slab, node))
+        {
+          stat (m, op, s, SIM_SLUB_ALLOC_REFILL);
+          if (slab->freelist != NIL)
+            goto load;
+        }
+      deactivate_2_6 (m, op, s, c);
+    }
+  slab = get_partial (m, op, s, node);
+  if (slab)
+    {
+      install_cpu_slab (m, op, s, c, slab);
+      stat (m, op, s, SIM_SLUB_ALLOC_FROM_PARTIAL);
+      goto load;
+    }
+  slab = new_slab (m, op, s, node, gfp);
+  if (slab == NULL)
+    return NULL;
+  stat (m, op, s, SIM_SLUB_ALLOC_SLAB);
+  slab_lock (m, op, slab);
+  install_cpu_slab (m, op, s, c, slab);
+load:
+  *out = take_slab_freelist (m, op, c, slab);
+  c->node = slab->node;
+  slab_unlock (m, op, slab);
+  stat (m, op, s, SIM_SLUB_ALLOC_SLOWPATH);
+  return slab;
+}
+
+/* ___slab_alloc of 6.18. */
+static Slab *
+slow_alloc_618 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c, gint node,
+                guint32 gfp, guint16 *out)
+{
+  sim_op_instr (op, COST_SLOW_ALLOC);
+  stat (m, op, s, SIM_SLUB_ALLOC_SLOWPATH);
+  Slab *slab = c->slab;
+  rd_cpu (op, c, CC_SLAB_618);
+  if (slab)
+    {
+      if (!node_match (slab, node))
+        {
+          stat (m, op, s, SIM_SLUB_ALLOC_NODE_MISMATCH);
+          guint16 fl = c->freelist;
+          c->slab = NULL;
+          c->freelist = NIL;
+          c->tid++;
+          rmw_cpu (op, c, CC_FREELIST, 16);
+          deactivate_618 (m, op, s, slab, fl);
+        }
+      else
+        {
+          rd_page (op, slab);
+          if (slab->freelist != NIL)
+            {
+              stat (m, op, s, SIM_SLUB_ALLOC_REFILL);
+              *out = take_slab_freelist (m, op, c, slab);
+              slab->frozen = 1;
+              c->tid++;
+              return slab;
+            }
+          /* get_freelist found nothing: the slab is full and simply
+           * forgotten (it is on no list and unfrozen). */
+          rmw_page (op, slab);
+          slab->frozen = 0;
+          slab->where = WHERE_NONE;
+          c->slab = NULL;
+          c->tid++;
+          wr_cpu (op, c, CC_SLAB_618);
+          stat (m, op, s, SIM_SLUB_DEACTIVATE_BYPASS);
+        }
+    }
+
+  /* new_slab: first the cpu partial chain. */
+  while (c->partial)
+    {
+      rd_cpu (op, c, CC_PARTIAL);
+      slab = c->partial;
+      rd_page (op, slab);
+      /* slub_set_percpu_partial: the next slab keeps the chain length it
+       * was given when it was pushed, which is still right. */
+      c->partial = slab->next;
+      wr_cpu (op, c, CC_PARTIAL);
+      slab->next = NULL;
+      if (node_match (slab, node))
+        {
+          install_cpu_slab (m, op, s, c, slab);
+          *out = take_slab_freelist (m, op, c, slab);
+          stat (m, op, s, SIM_SLUB_CPU_PARTIAL_ALLOC);
+          c->tid++;
+          return slab;
+        }
+      slab->where = WHERE_NONE;
+      put_partials_618 (m, op, s, slab);
+    }
+
+  slab = get_partial (m, op, s, node);
+  if (slab == NULL)
+    {
+      slab = new_slab (m, op, s, node, gfp);
+      if (slab == NULL)
+        return NULL;
+      stat (m, op, s, SIM_SLUB_ALLOC_SLAB);
+    }
+  install_cpu_slab (m, op, s, c, slab);
+  *out = take_slab_freelist (m, op, c, slab);
+  c->tid++;
+  return slab;
+}
+
+static void
+zero_object (SimOp *op, SlubCache *s, SimAddr addr)
+{
+  sim_op_touch_range (op, addr, s->g.object_size, SIM_ACC_WRITE, SIM_MEM_OBJECT);
+}
+
+SimAddr
+sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
+{
+  g_return_val_if_fail (id < m->caches->len, 0);
+  SlubCache *s = g_ptr_array_index (m->caches, id);
+  CpuSlab *c = &s->cpu[op->cpu];
+  const SlubEra *e = m->era;
+
+  sim_op_instr (op, COST_FAST_ALLOC);
+  locate_cpu_slab (m, op, s);
+  Slab *slab = c->slab;
+  if (e->page_lockless)
+    {
+      if (slab)
+        rd_page (op, slab);                    /* page->lockless_freelist */
+    }
+  else
+    rd_cpu (op, c, CC_FREELIST);
+
+  guint16 obj;
+  if (slab && c->freelist != NIL && node_match (slab, node))
+    {
+      /* Fast path: pop the cpu freelist. */
+      if (e->cpu_has_offset)
+        rd_cpu (op, c, 24);                    /* c->offset */
+      else if (!e->page_lockless)
+        rd_kc (op, s, KC_OFFSET);              /* s->offset */
+      obj = c->freelist;
+      rd_freeptr (op, slab, obj);
+      c->freelist = slab->next_free[obj];
+      if (e->tid)
+        {
+          rmw_cpu (op, c, CC_FREELIST, 16);    /* cmpxchg (freelist, tid) */
+          c->tid++;
+        }
+      else if (e->page_lockless)
+        wr_page (op, slab);
+      else
+        wr_cpu (op, c, CC_FREELIST);
+      stat (m, op, s, SIM_SLUB_ALLOC_FASTPATH);
+    }
+  else
+    {
+      slab = e->tid ? slow_alloc_618 (m, op, s, c, node, gfp, &obj)
+                    : slow_alloc_2_6 (m, op, s, c, node, gfp, &obj);
+      if (slab == NULL)
+        return 0;
+    }
+  SimAddr addr = obj_addr (slab, obj);
+  if (gfp & SIM_GFP_ZERO)
+    zero_object (op, s, addr);
+  s->live++;
+  return addr;
+}
+
+/* ------------------------------------------------------------------ */
+/* Free                                                                */
+
+static void
+slow_free_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 obj)
+{
+  sim_op_instr (op, COST_SLOW_FREE);
+  stat (m, op, s, SIM_SLUB_FREE_SLOWPATH);
+  slab_lock (m, op, slab);
+  rd_page (op, slab);
+  guint16 prior = slab->freelist;
+  slab->next_free[obj] = prior;
+  wr_freeptr (op, slab, obj);
+  slab->freelist = obj;
+  slab->inuse--;
+  wr_page (op, slab);
+  if (slab->frozen)
+    {
+      stat (m, op, s, SIM_SLUB_FREE_FROZEN);
+      slab_unlock (m, op, slab);
+      return;
+    }
+  SlubNode *n = node_of_slab (s, slab);
+  if (slab->inuse == 0)
+    {
+      if (prior != NIL)
+        {
+          node_lock (op, n);
+          remove_partial (op, n, slab);
+          node_unlock (op, n);
+          stat (m, op, s, SIM_SLUB_FREE_REMOVE_PARTIAL);
+        }
+      slab_unlock (m, op, slab);
+      stat (m, op, s, SIM_SLUB_FREE_SLAB);
+      discard_slab (m, op, slab);
+      return;
+    }
+  if (prior == NIL)
+    {
+      /* A full slab gets a free object: onto the partial list (2.6.23
+       * inserted at the head, 2.6.34 at the tail). */
+      node_lock (op, n);
+      add_partial (op, n, slab, m->era->id != SIM_SLUB_2_6_23);
+      node_unlock (op, n);
+      stat (m, op, s, SIM_SLUB_FREE_ADD_PARTIAL);
+    }
+  slab_unlock (m, op, slab);
+}
+
+static void
+slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 obj)
+{
+  sim_op_instr (op, COST_SLOW_FREE);
+  stat (m, op, s, SIM_SLUB_FREE_SLOWPATH);
+  rd_page (op, slab);
+  guint16 prior = slab->freelist;
+  gboolean was_frozen = slab->frozen;
+  gboolean has_cpu_partial = s->g.cpu_partial_slabs > 0;
+  SlubNode *n = NULL;
+  gboolean on_node_partial = FALSE;
+
+  if ((slab->inuse == 1 || prior == NIL) && !was_frozen
+      && (!has_cpu_partial || prior != NIL))
+    {
+      n = node_of_slab (s, slab);
+      node_lock (op, n);
+      on_node_partial = slab->where == WHERE_NODE_PARTIAL;
+    }
+  slab->next_free[obj] = prior;
+  wr_freeptr (op, slab, obj);
+  slab->freelist = obj;
+  slab->inuse--;
+  rmw_page (op, slab);                         /* slab_update_freelist */
+
+  if (n == NULL)
+    {
+      if (was_frozen)
+        stat (m, op, s, SIM_SLUB_FREE_FROZEN);
+      else if (has_cpu_partial && prior == NIL)
+        {
+          put_cpu_partial_618 (m, op, s, slab, TRUE);
+          stat (m, op, s, SIM_SLUB_CPU_PARTIAL_FREE);
+        }
+      return;
+    }
+  if (prior != NIL && !on_node_partial)
+    {
+      /* On a cpu partial chain: not ours to move. */
+      node_unlock (op, n);
+      return;
+    }
+  sim_op_read (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
+  if (slab->inuse == 0 && n->nr_partial >= s->g.min_partial)
+    {
+      if (prior != NIL)
+        {
+          remove_partial (op, n, slab);
+          stat (m, op, s, SIM_SLUB_FREE_REMOVE_PARTIAL);
+        }
+      node_unlock (op, n);
+      stat (m, op, s, SIM_SLUB_FREE_SLAB);
+      discard_slab (m, op, slab);
+      return;
+    }
+  if (!has_cpu_partial && prior == NIL)
+    {
+      add_partial (op, n, slab, TRUE);
+      stat (m, op, s, SIM_SLUB_FREE_ADD_PARTIAL);
+    }
+  node_unlock (op, n);
+}
+
+static Slab *
+slab_of_addr (SimSlub *m, SimOp *op, SimAddr addr)
+{
+  /* virt_to_head_page: read the page's flags (PageTail) and for a tail
+   * page its head pointer. */
+  sim_op_instr (op, COST_VIRT_TO_PAGE);
+  SimAddr head = sim_page_head (m->env.pages, addr);
+  SimAddr pg = sim_page_struct (m->env.pages, addr);
+  sim_op_read (op, pg, 8, SIM_MEM_STRUCT_PAGE);
+  if (head != (addr & ~(SimAddr) (SIM_PAGE_SIZE - 1)))
+    sim_op_read (op, sim_page_struct (m->env.pages, head), 8, SIM_MEM_STRUCT_PAGE);
+  return g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (head));
+}
+
+static void
+slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
+{
+  SlubCache *s = slab->s;
+  CpuSlab *c = &s->cpu[op->cpu];
+  const SlubEra *e = m->era;
+  guint16 obj = (guint16) ((addr - slab->base) / s->g.size);
+
+  sim_op_instr (op, COST_FAST_FREE);
+  locate_cpu_slab (m, op, s);
+  if (!e->page_lockless)
+    rd_cpu (op, c, CC_FREELIST);               /* c->page / c->slab, c->freelist */
+  s->live--;
+  if (slab == c->slab)
+    {
+      if (e->cpu_has_offset)
+        rd_cpu (op, c, 24);
+      else if (!e->page_lockless)
+        rd_kc (op, s, KC_OFFSET);
+      slab->next_free[obj] = c->freelist;
+      wr_freeptr (op, slab, obj);
+      c->freelist = obj;
+      if (e->tid)
+        {
+          rmw_cpu (op, c, CC_FREELIST, 16);
+          c->tid++;
+        }
+      else if (e->page_lockless)
+        wr_page (op, slab);
+      else
+        wr_cpu (op, c, CC_FREELIST);
+      stat (m, op, s, SIM_SLUB_FREE_FASTPATH);
+      return;
+    }
+  if (e->tid)
+    slow_free_618 (m, op, s, slab, obj);
+  else
+    slow_free_2_6 (m, op, s, slab, obj);
+}
+
+gboolean
+sim_slub_free (SimSlub *m, SimOp *op, SimAddr addr)
+{
+  Slab *slab = slab_of_addr (m, op, addr);
+  if (slab == NULL)
+    {
+      /* Not a slab page: a large kmalloc passed through to the page
+       * allocator (kfree -> put_page / free_large_kmalloc). */
+      gpointer order;
+      if (!g_hash_table_lookup_extended (m->large, GSIZE_TO_POINTER (addr), NULL, &order))
+        return FALSE;
+      g_hash_table_remove (m->large, GSIZE_TO_POINTER (addr));
+      m->large_pages -= 1u << GPOINTER_TO_UINT (order);
+      sim_page_free (m->env.pages, op, addr, GPOINTER_TO_UINT (order));
+      return TRUE;
+    }
+  rd_page (op, slab);                          /* page->slab / slab->slab_cache */
+  slab_free (m, op, slab, addr);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* kmalloc                                                             */
+
+SimAddr
+sim_slub_kmalloc (SimSlub *m, SimOp *op, gsize size, gint node, guint32 gfp)
+{
+  sim_op_instr (op, COST_KMALLOC_INDEX);
+  SimCacheId id = sim_slub_kmalloc_cache (m, size, gfp);
+  if (id != SIM_CACHE_NONE)
+    return sim_slub_cache_alloc (m, op, id, node, gfp);
+  /* Pass-through: a compound allocation straight from the page
+   * allocator. */
+  guint order = 0;
+  while (((gsize) SIM_PAGE_SIZE << order) < size)
+    order++;
+  SimAddr a = sim_page_alloc (m->env.pages, op, order, node, gfp, TRUE);
+  if (a)
+    {
+      g_hash_table_insert (m->large, GSIZE_TO_POINTER (a), GUINT_TO_POINTER (order));
+      m->large_pages += 1u << order;
+    }
+  return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* flush_all                                                           */
+
+void
+sim_slub_flush_all (SimSlub *m, SimOp *op)
+{
+  /* The IPI runs flush_cpu_slab on every CPU; the simulation charges the
+   * work to @op's CPU but touches each CPU's structures. */
+  guint self = op->cpu;
+  for (guint i = 0; i < m->caches->len; i++)
+    {
+      SlubCache *s = g_ptr_array_index (m->caches, i);
+      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+        {
+          CpuSlab *c = &s->cpu[cpu];
+          op->cpu = cpu;
+          if (c->slab)
+            {
+              stat (m, op, s, SIM_SLUB_CPUSLAB_FLUSH);
+              if (m->era->tid)
+                {
+                  Slab *slab = c->slab;
+                  guint16 fl = c->freelist;
+                  c->slab = NULL;
+                  c->freelist = NIL;
+                  c->tid++;
+                  deactivate_618 (m, op, s, slab, fl);
+                }
+              else
+                {
+                  slab_lock (m, op, c->slab);
+                  deactivate_2_6 (m, op, s, c);
+                }
+            }
+          if (c->partial)
+            {
+              Slab *chain = c->partial;
+              c->partial = NULL;
+              put_partials_618 (m, op, s, chain);
+            }
+        }
+    }
+  op->cpu = self;
+}
+
+/* ------------------------------------------------------------------ */
+/* Introspection and the invariant checker                            */
+
+guint
+sim_slub_n_caches (const SimSlub *m)
+{
+  return m->caches->len;
+}
+
+guint64
+sim_slub_large_pages (const SimSlub *m)
+{
+  return m->large_pages;
+}
+
+void
+sim_slub_cache_info (const SimSlub *m, SimCacheId id, SimSlubCacheInfo *out)
+{
+  g_return_if_fail (id < m->caches->len);
+  const SlubCache *s = g_ptr_array_index (m->caches, id);
+  memset (out, 0, sizeof *out);
+  out->name = s->name;
+  out->g = s->g;
+  GPtrArray *al = g_ptr_array_new ();
+  for (guint i = 0; i < s->aliases->len; i++)
+    g_ptr_array_add (al, g_ptr_array_index (s->aliases, i));
+  g_ptr_array_add (al, NULL);
+  out->aliases = (const char *const *) g_ptr_array_free (al, FALSE);
+  for (guint n = 0; n < m->n_nodes; n++)
+    {
+      out->slabs += s->node[n].nr_slabs;
+      out->partial_slabs += s->node[n].nr_partial;
+      out->total_objects += s->node[n].total_objects;
+    }
+  for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+    {
+      if (s->cpu[cpu].slab)
+        out->cpu_slabs++;
+      for (Slab *p = s->cpu[cpu].partial; p; p = p->next)
+        out->cpu_partial_slabs++;
+    }
+  out->live_objects = s->live;
+  memcpy (out->stat, s->stat, sizeof s->stat);
+}
+
+void
+sim_slub_cache_info_clear (SimSlubCacheInfo *info)
+{
+  g_free ((gpointer) info->aliases);
+  info->aliases = NULL;
+}
+
+/* Walk a freelist chain of @slab; returns its length, or -1 on a cycle or
+ * an index out of range. */
+static gint
+chain_length (const Slab *slab, guint16 head, guint8 *seen)
+{
+  gint n = 0;
+  for (guint16 it = head; it != NIL; it = slab->next_free[it])
+    {
+      if (it >= slab->objects || seen[it])
+        return -1;
+      seen[it] = 1;
+      n++;
+    }
+  return n;
+}
+
+gboolean
+sim_slub_check (const SimSlub *m, GError **error)
+{
+  /* Every object is in exactly one place: on its slab's freelist, on the
+   * owning CPU's freelist, or handed out; slab counts, list membership and
+   * frozen state agree with where each slab sits. */
+  GHashTable *accounted = g_hash_table_new (g_direct_hash, g_direct_equal);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < m->caches->len && ok; i++)
+    {
+      const SlubCache *s = g_ptr_array_index (m->caches, i);
+      guint64 free_objs = 0, total = 0, slabs = 0;
+      for (guint n = 0; n < m->n_nodes; n++)
+        {
+          const SlubNode *nd = &s->node[n];
+          guint64 cnt = 0;
+          const Slab *prev = NULL;
+          for (const Slab *sl = nd->head; sl; prev = sl, sl = sl->next)
+            {
+              cnt++;
+              if (sl->where != WHERE_NODE_PARTIAL || sl->frozen || sl->prev != prev
+                  || sl->node != n || sl->s != s)
+                {
+                  g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                               "%s: node %u partial list: slab %#" G_GINT64_MODIFIER "x misfiled",
+                               s->name, n, sl->base);
+                  ok = FALSE;
+                  break;
+                }
+              g_hash_table_add (accounted, (gpointer) sl);
+            }
+          if (!ok)
+            break;
+          if (cnt != nd->nr_partial || nd->tail != prev)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: node %u: nr_partial %" G_GUINT64_FORMAT " but %" G_GUINT64_FORMAT
+                           " slabs listed", s->name, n, nd->nr_partial, cnt);
+              ok = FALSE;
+              break;
+            }
+          slabs += nd->nr_slabs;
+          total += nd->total_objects;
+        }
+      for (guint cpu = 0; cpu < m->env.n_cpus && ok; cpu++)
+        {
+          const CpuSlab *c = &s->cpu[cpu];
+          if (c->slab && (c->slab->where != WHERE_CPU || !c->slab->frozen
+                          || c->slab->cpu != cpu || c->slab->s != s))
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: cpu %u: cpu slab not frozen or not marked as its", s->name, cpu);
+              ok = FALSE;
+            }
+          if (!c->slab && c->freelist != NIL)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: cpu %u: freelist without a cpu slab", s->name, cpu);
+              ok = FALSE;
+            }
+          for (const Slab *p = c->partial; p && ok; p = p->next)
+            if (p->where != WHERE_CPU_PARTIAL || p->cpu != cpu || p->frozen)
+              {
+                g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                             "%s: cpu %u: cpu partial slab misfiled", s->name, cpu);
+                ok = FALSE;
+              }
+        }
+      if (!ok)
+        break;
+
+      /* Every slab of this cache: object conservation. */
+      guint64 seen_slabs = 0, seen_objects = 0, inuse_sum = 0;
+      GHashTableIter it;
+      gpointer key, val;
+      g_hash_table_iter_init (&it, m->slab_of);
+      while (g_hash_table_iter_next (&it, &key, &val) && ok)
+        {
+          const Slab *sl = val;
+          if (sl->s != s)
+            continue;
+          seen_slabs++;
+          seen_objects += sl->objects;
+          guint8 *seen = g_malloc0 (sl->objects);
+          gint onslab = chain_length (sl, sl->freelist, seen);
+          gint oncpu = 0;
+          if (sl->where == WHERE_CPU)
+            oncpu = chain_length (sl, s->cpu[sl->cpu].freelist, seen);
+          g_free (seen);
+          if (onslab < 0 || oncpu < 0)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: slab %#" G_GINT64_MODIFIER "x: freelist corrupt (cycle, shared "
+                           "object or index out of range)", s->name, sl->base);
+              ok = FALSE;
+              break;
+            }
+          /* The kernel's inuse counts cpu-freelist objects as used. */
+          if (sl->inuse + onslab != sl->objects)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: slab %#" G_GINT64_MODIFIER "x: inuse %u + free %d != objects %u",
+                           s->name, sl->base, sl->inuse, onslab, sl->objects);
+              ok = FALSE;
+              break;
+            }
+          inuse_sum += sl->inuse - oncpu;
+          free_objs += onslab + oncpu;
+          if (sl->where == WHERE_NONE && (sl->freelist != NIL || sl->frozen))
+            {
+              /* Off every list is only for full, unfrozen slabs. */
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: slab %#" G_GINT64_MODIFIER "x has free objects but is on no list",
+                           s->name, sl->base);
+              ok = FALSE;
+              break;
+            }
+          if (sl->where == WHERE_NODE_PARTIAL && !g_hash_table_contains (accounted, sl))
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: slab marked partial is not on its node list", s->name);
+              ok = FALSE;
+              break;
+            }
+        }
+      if (!ok)
+        break;
+      if (seen_slabs != slabs || seen_objects != total)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                       "%s: %" G_GUINT64_FORMAT " slabs counted, %" G_GUINT64_FORMAT " exist",
+                       s->name, slabs, seen_slabs);
+          ok = FALSE;
+          break;
+        }
+      if (inuse_sum != s->live)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                       "%s: %" G_GUINT64_FORMAT " objects in use in slabs but %" G_GUINT64_FORMAT
+                       " handed out", s->name, inuse_sum, s->live);
+          ok = FALSE;
+          break;
+        }
+      (void) free_objs;
+    }
+  g_hash_table_destroy (accounted);
+  return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation                                                            */
+
+/* Place the kernel structures of a new cache: kmem_cache on node 0,
+ * kmem_cache_node on each node, kmem_cache_cpu in each CPU's per-CPU
+ * area (its node's static area). */
+static SlubCache *
+model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc)
+{
+  SlubCache *s = g_new0 (SlubCache, 1);
+  s->sc = sc;
+  s->g = sc->geo;
+  if (m->p.cpu_partial >= 0 && m->era->cpu_partial)
+    {
+      s->g.cpu_partial = (guint) m->p.cpu_partial;
+      s->g.cpu_partial_slabs = s->g.objects ? (s->g.cpu_partial * 2 + s->g.objects - 1) / s->g.objects : 0;
+    }
+  if (!m->era->cpu_partial)
+    s->g.cpu_partial = s->g.cpu_partial_slabs = 0;
+  if (m->p.min_partial >= 0)
+    s->g.min_partial = (guint) m->p.min_partial;
+  s->name = sim_slub_cache_sysfs_name (m->set, sc);
+  s->aliases = g_ptr_array_new_with_free_func (g_free);
+  s->flags = sc->geo.flags;
+
+  guint kc_size = m->era->kmem_cache_size + 8 * m->n_nodes
+                  + (m->era->cpu_ptr_array ? 8 * m->env.n_cpus : 0);
+  s->addr = sim_page_static_alloc (m->env.pages, 0, kc_size, 64);
+  s->node = g_new0 (SlubNode, m->n_nodes);
+  for (guint n = 0; n < m->n_nodes; n++)
+    {
+      s->node[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
+      sim_lock_init (&s->node[n].list_lock, "list_lock");
+    }
+  /* kmem_cache_cpu: 2.6.33's came from a per-CPU array of structs, 2.6.34's
+   * and 6.18's from alloc_percpu, packed at their natural alignment (the
+   * stat[] array makes them span lines). */
+  guint cc_size = m->era->cpu_stat_offset + (m->era->stats ? 4 * SIM_SLUB_N_STATS : 0);
+  if (cc_size < 24)
+    cc_size = 24;
+  s->cpu = g_new0 (CpuSlab, m->env.n_cpus);
+  for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+    {
+      s->cpu[cpu].freelist = NIL;
+      s->cpu[cpu].node = -1;
+      s->cpu[cpu].tid = cpu;
+      s->cpu[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu), cc_size, 8);
+    }
+  /* kmem_cache_open writes the structure. */
+  sim_op_touch_range (op, s->addr, kc_size, SIM_ACC_WRITE, SIM_MEM_CACHE_META);
+  g_ptr_array_add (m->caches, s);
+  g_hash_table_insert (m->model_of, sc, s);
+  g_hash_table_insert (m->by_name, g_strdup (sc->name), s);
+  return s;
+}
+
+static SimCacheId
+cache_id (SimSlub *m, SlubCache *s)
+{
+  for (guint i = 0; i < m->caches->len; i++)
+    if (g_ptr_array_index (m->caches, i) == s)
+      return i;
+  return SIM_CACHE_NONE;
+}
+
+static guint32
+slub_flags (guint32 f)
+{
+  guint32 r = 0;
+  if (f & SIM_SLAB_HWCACHE_ALIGN)
+    r |= SIM_SLUB_HWCACHE_ALIGN;
+  if (f & SIM_SLAB_TYPESAFE_BY_RCU)
+    r |= SIM_SLUB_TYPESAFE_BY_RCU;
+  if (f & SIM_SLAB_CTOR)
+    r |= SIM_SLUB_CTOR;
+  if (f & SIM_SLAB_RECLAIM_ACCOUNT)
+    r |= SIM_SLUB_RECLAIM_ACCOUNT;
+  if (f & SIM_SLAB_CACHE_DMA)
+    r |= SIM_SLUB_CACHE_DMA;
+  if (f & SIM_SLAB_FREEPTR_OFFSET)
+    r |= SIM_SLUB_FREEPTR_OFFSET;
+  return r;
+}
+
+SimCacheId
+sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError **error)
+{
+  SlubCache *existing = g_hash_table_lookup (m->by_name, spec->name);
+  if (existing)
+    return cache_id (m, existing);
+  SimSlubCacheArgs args = {
+    .name = spec->name,
+    .object_size = spec->object_size,
+    .align = spec->align,
+    .flags = slub_flags (spec->flags),
+  };
+  if ((spec->flags & SIM_SLAB_FREEPTR_OFFSET) && m->cfg.era->freeptr_offset_arg)
+    args.freeptr_offset = 0;
+  gboolean merged = FALSE;
+  SimSlubCache *sc = sim_slub_cache_set_create (m->set, &args, &merged, error);
+  if (sc == NULL)
+    return SIM_CACHE_NONE;
+  SlubCache *s = g_hash_table_lookup (m->model_of, sc);
+  if (s == NULL)
+    s = model_cache_new (m, op, sc);
+  else
+    {
+      /* Merged: the kernel keeps one kmem_cache; the new name becomes an
+       * alias (and slabinfo shows the unique id). */
+      g_ptr_array_add (s->aliases, g_strdup (spec->name));
+      g_hash_table_insert (m->by_name, g_strdup (spec->name), s);
+      g_free (s->name);
+      s->name = sim_slub_cache_sysfs_name (m->set, sc);
+    }
+  return cache_id (m, s);
+}
+
+SimCacheId
+sim_slub_kmalloc_cache (SimSlub *m, gsize size, guint32 gfp)
+{
+  (void) gfp;      /* DMA kmalloc caches are not modelled: served by the normal ones */
+  if (m->p.pass_through > 0 && (gint64) size > m->p.pass_through)
+    return SIM_CACHE_NONE;
+  SimKmallocClass k = sim_kmalloc_classify (m->cfg.era, MAX (size, 1));
+  if (k.kind != SIM_KMALLOC_CACHE)
+    {
+      /* pass_through=off keeps large kmallocs in the largest caches the
+       * era has while they fit. */
+      if (m->p.pass_through == 0)
+        for (guint i = 0; i < m->n_kmalloc; i++)
+          if (m->kmalloc[i] && m->kmalloc[i]->g.object_size >= size)
+            return cache_id (m, m->kmalloc[i]);
+      return SIM_CACHE_NONE;
+    }
+  if (k.index >= m->n_kmalloc || m->kmalloc[k.index] == NULL)
+    return SIM_CACHE_NONE;
+  return cache_id (m, m->kmalloc[k.index]);
+}
+
+static gboolean
+parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GError **error)
+{
+  x->pass_through = -1;
+  x->cpu_partial = -1;
+  x->min_partial = -1;
+  x->stats = TRUE;
+  for (guint i = 0; i < spec->params->len; i++)
+    {
+      const SimAllocParam *p = &g_array_index (spec->params, SimAllocParam, i);
+      guint v;
+      if (g_strcmp0 (p->key, "pass_through") == 0)
+        {
+          if (g_strcmp0 (p->value, "off") == 0)
+            x->pass_through = 0;
+          else if (!sim_alloc_param_uint (p, G_MAXINT32, &v, error))
+            return FALSE;
+          else
+            x->pass_through = v;
+        }
+      else if (g_strcmp0 (p->key, "cpu_partial") == 0)
+        {
+          if (!sim_alloc_param_uint (p, 100000, &v, error))
+            return FALSE;
+          x->cpu_partial = (gint) v;
+        }
+      else if (g_strcmp0 (p->key, "min_partial") == 0)
+        {
+          if (!sim_alloc_param_uint (p, 1000, &v, error))
+            return FALSE;
+          x->min_partial = (gint) v;
+        }
+      else if (g_strcmp0 (p->key, "slub_stats") == 0)
+        {
+          if (!sim_alloc_param_uint (p, 1, &v, error))
+            return FALSE;
+          x->stats = v != 0;
+        }
+      else
+        {
+          SimAllocParam copy = { g_strdup (p->key), g_strdup (p->value) };
+          g_array_append_val (rest->params, copy);
+        }
+    }
+  return TRUE;
+}
+
+SimSlub *
+sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
+{
+  const char *kernel = spec->kernel ? spec->kernel : "6.18";
+  const SlubEra *era = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (eras); i++)
+    if (strcmp (eras[i].name, kernel) == 0)
+      era = &eras[i];
+  if (era == NULL)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "slub: no model of kernel %s (known: 2.6.23, 2.6.33, 2.6.34, 6.18)", kernel);
+      return NULL;
+    }
+  SimSlub *m = g_new0 (SimSlub, 1);
+  m->era = era;
+  m->env = *env;
+  m->kernel = g_strdup (era->name);
+  m->n_nodes = env->machine->numa ? env->machine->sockets : 1;
+
+  /* 2.6.33 sizes its caches exactly as 2.6.34 does; only the per-CPU
+   * layout differs. */
+  SimAllocSpec sizing = { .name = spec->name,
+                          .kernel = (char *) (era->id == SIM_SLUB_2_6_33 ? "2.6.34" : era->name),
+                          .params = g_array_new (FALSE, TRUE, sizeof (SimAllocParam)) };
+  gboolean ok = parse_extras (&m->p, spec, &sizing, error)
+                && sim_slub_config_from_spec (&m->cfg, &sizing, env->n_cpus, error);
+  for (guint i = 0; i < sizing.params->len; i++)
+    {
+      g_free (g_array_index (sizing.params, SimAllocParam, i).key);
+      g_free (g_array_index (sizing.params, SimAllocParam, i).value);
+    }
+  g_array_free (sizing.params, TRUE);
+  if (!ok)
+    {
+      g_prefix_error (error, "slub@%s: ", era->name);
+      g_free (m->kernel);
+      g_free (m);
+      return NULL;
+    }
+  if (m->p.pass_through < 0)
+    m->p.pass_through = -1;
+
+  m->caches = g_ptr_array_new ();
+  m->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  m->model_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->slab_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->large = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->set = sim_slub_cache_set_new (&m->cfg);
+  if (!sim_kmalloc_create_caches (m->set, error))
+    {
+      sim_slub_free_model (m);
+      return NULL;
+    }
+  /* Mirror the kmalloc caches create_kmalloc_caches made. */
+  SimOp op;
+  sim_op_begin (&op, env->mem, 0, 0);
+  GArray *idx = sim_kmalloc_cache_indexes (m->cfg.era);
+  guint max_index = 0;
+  for (guint i = 0; i < idx->len; i++)
+    max_index = MAX (max_index, g_array_index (idx, guint, i));
+  m->n_kmalloc = max_index + 1;
+  m->kmalloc = g_new0 (SlubCache *, m->n_kmalloc);
+  for (guint i = 0; i < idx->len; i++)
+    {
+      guint k = g_array_index (idx, guint, i);
+      char *name = sim_kmalloc_cache_name (m->cfg.era, k);
+      SimSlubCache *sc = NULL;
+      for (guint j = 0; j < m->set->caches->len && sc == NULL; j++)
+        {
+          SimSlubCache *c = g_ptr_array_index (m->set->caches, j);
+          if (strcmp (c->name, name) == 0)
+            sc = c;
+        }
+      if (sc)
+        {
+          SlubCache *s = g_hash_table_lookup (m->model_of, sc);
+          m->kmalloc[k] = s ? s : model_cache_new (m, &op, sc);
+        }
+      g_free (name);
+    }
+  g_array_unref (idx);
+  return m;
+}
+
+void
+sim_slub_free_model (SimSlub *m)
+{
+  if (m == NULL)
+    return;
+  GHashTableIter it;
+  gpointer k, v;
+  if (m->slab_of)
+    {
+      g_hash_table_iter_init (&it, m->slab_of);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        g_free (v);
+      g_hash_table_destroy (m->slab_of);
+    }
+  if (m->caches)
+    {
+      for (guint i = 0; i < m->caches->len; i++)
+        {
+          SlubCache *s = g_ptr_array_index (m->caches, i);
+          g_free (s->name);
+          g_ptr_array_unref (s->aliases);
+          g_free (s->cpu);
+          g_free (s->node);
+          g_free (s);
+        }
+      g_ptr_array_unref (m->caches);
+    }
+  if (m->by_name)
+    g_hash_table_destroy (m->by_name);
+  if (m->model_of)
+    g_hash_table_destroy (m->model_of);
+  if (m->large)
+    g_hash_table_destroy (m->large);
+  if (m->set)
+    sim_slub_cache_set_free (m->set);
+  g_free (m->kmalloc);
+  g_free (m->kernel);
+  g_free (m);
+}
+
+/* ------------------------------------------------------------------ */
+/* The ops table                                                       */
+
+static gpointer
+ops_create (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
+{
+  return sim_slub_new (spec, env, error);
+}
+
+static void
+ops_destroy (gpointer m)
+{
+  sim_slub_free_model (m);
+}
+
+static const char *
+ops_kernel (gpointer m)
+{
+  return ((SimSlub *) m)->kernel;
+}
+
+static char *
+ops_params (gpointer mp)
+{
+  SimSlub *m = mp;
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "slub_min_order=%u,slub_max_order=%u,slub_min_objects=%u",
+                          m->cfg.min_order, m->cfg.max_order, m->cfg.min_objects);
+  if (m->cfg.nomerge)
+    g_string_append (s, ",slub_nomerge");
+  if (m->p.pass_through == 0)
+    g_string_append (s, ",pass_through=off");
+  else if (m->p.pass_through > 0)
+    g_string_append_printf (s, ",pass_through=%" G_GINT64_FORMAT, m->p.pass_through);
+  if (m->p.cpu_partial >= 0)
+    g_string_append_printf (s, ",cpu_partial=%d", m->p.cpu_partial);
+  if (m->p.min_partial >= 0)
+    g_string_append_printf (s, ",min_partial=%d", m->p.min_partial);
+  g_string_append_printf (s, ",slub_stats=%d", m->p.stats ? 1 : 0);
+  return g_string_free (s, FALSE);
+}
+
+static SimCacheId
+ops_cache_create (gpointer m, SimOp *op, const SimCacheSpec *spec, GError **error)
+{
+  return sim_slub_cache_create (m, op, spec, error);
+}
+
+static SimAddr
+ops_cache_alloc (gpointer m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
+{
+  return sim_slub_cache_alloc (m, op, id, node, gfp);
+}
+
+static SimAddr
+ops_kmalloc (gpointer m, SimOp *op, gsize size, gint node, guint32 gfp)
+{
+  return sim_slub_kmalloc (m, op, size, node, gfp);
+}
+
+static gboolean
+ops_free (gpointer m, SimOp *op, SimAddr addr)
+{
+  return sim_slub_free (m, op, addr);
+}
+
+static gsize
+ops_ksize (gpointer mp, SimAddr addr)
+{
+  SimSlub *m = mp;
+  Slab *slab = g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (sim_page_head (m->env.pages, addr)));
+  return slab ? slab->s->g.object_size : 0;
+}
+
+static gboolean
+ops_check (gpointer m, GError **error)
+{
+  return sim_slub_check (m, error);
+}
+
+static void
+ops_report (gpointer mp, SimAllocReport *out)
+{
+  SimSlub *m = mp;
+  for (guint i = 0; i < m->caches->len; i++)
+    {
+      SimSlubCacheInfo info;
+      sim_slub_cache_info (m, i, &info);
+      SimAllocCacheRow row = { 0 };
+      row.name = g_strdup (info.name);
+      row.aliases = g_strdupv ((char **) info.aliases);
+      row.object_size = info.g.object_size;
+      row.slab_size = info.g.size;
+      row.order = info.g.order;
+      row.objs_per_slab = info.g.objects;
+      row.alloc_fast = info.stat[SIM_SLUB_ALLOC_FASTPATH];
+      row.alloc = row.alloc_fast + info.stat[SIM_SLUB_ALLOC_SLOWPATH];
+      row.free_fast = info.stat[SIM_SLUB_FREE_FASTPATH];
+      row.free = row.free_fast + info.stat[SIM_SLUB_FREE_SLOWPATH];
+      row.slabs = info.slabs;
+      row.order_fallback = info.stat[SIM_SLUB_ORDER_FALLBACK];
+      /* slabinfo's Objects: total minus the free objects of node partial
+       * slabs (cpu freelists count as used). */
+      guint64 partial_free = 0;
+      const SlubCache *s = g_ptr_array_index (m->caches, i);
+      for (guint n = 0; n < m->n_nodes; n++)
+        for (const Slab *sl = s->node[n].head; sl; sl = sl->next)
+          partial_free += sl->objects - sl->inuse;
+      row.objects = info.total_objects - partial_free;
+      /* Slabs of a fallback order are smaller, but the report uses the
+       * preferred order as slabinfo's Space does. */
+      row.bytes = info.slabs * ((guint64) SIM_PAGE_SIZE << info.g.order);
+      row.n_stats = SIM_SLUB_N_STATS;
+      row.stat_names = stat_names;
+      row.stats = g_memdup2 (info.stat, sizeof info.stat);
+      g_array_append_val (out->rows, row);
+      sim_slub_cache_info_clear (&info);
+    }
+  out->large_pages = m->large_pages;
+}
+
+static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", NULL };
+
+static const SimAllocOps slub_ops = {
+  .name = "slub",
+  .kernels = slub_kernels,
+  .create = ops_create,
+  .destroy = ops_destroy,
+  .kernel = ops_kernel,
+  .params = ops_params,
+  .cache_create = ops_cache_create,
+  .cache_alloc = ops_cache_alloc,
+  .kmalloc = ops_kmalloc,
+  .free = ops_free,
+  .ksize = ops_ksize,
+  .check = ops_check,
+  .report = ops_report,
+};
+
+const SimAllocOps *
+sim_alloc_slub_ops (void)
+{
+  return &slub_ops;
+}

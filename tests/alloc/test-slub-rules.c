@@ -1,0 +1,447 @@
+/* test-slub-rules.c - directed tests, one per SLUB rule, driving the model
+ * call by call and checking its counters against what the kernel code of
+ * the era does (models/alloc/slub.c, docs/models/slub.md). */
+#include "tests/testutil.h"
+#include "models/alloc/slub.h"
+#include "models/page/page-alloc.h"
+#include "sim/config/machine.h"
+
+#include <string.h>
+
+typedef struct {
+  SimMachine *machine;
+  SimMemSys *mem;
+  SimPageAlloc *pages;
+  SimSlub *slub;
+  SimOp op;
+} Fix;
+
+static Fix *
+fix_new_on (const char *spec_text, guint64 managed_bytes, const char *const *overrides)
+{
+  Fix *f = g_new0 (Fix, 1);
+  GError *error = NULL;
+  f->machine = sim_machine_load ("nehalem-ep-2s", overrides, &error);
+  assert_non_null (f->machine);
+  f->mem = sim_memsys_new (f->machine, &error);
+  assert_non_null (f->mem);
+  SimPageEra era = strstr (spec_text, "2.6.23") ? SIM_PAGE_ERA_2_6_23
+                 : strstr (spec_text, "2.6.3") ? SIM_PAGE_ERA_2_6_32 : SIM_PAGE_ERA_6_18;
+  SimPageParams pp = { .era = era, .managed_bytes = managed_bytes };
+  f->pages = sim_page_alloc_new (f->machine, f->mem, &pp, &error);
+  assert_non_null (f->pages);
+  SimAllocEnv env = { .machine = f->machine, .mem = f->mem, .pages = f->pages,
+                      .n_cpus = f->machine->n_cpus, .seed = 1 };
+  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, &error);
+  assert_non_null (spec);
+  f->slub = sim_slub_new (spec, &env, &error);
+  if (f->slub == NULL)
+    print_error ("%s\n", error->message);
+  assert_non_null (f->slub);
+  return f;
+}
+
+static Fix *
+fix_new (const char *spec_text, guint64 managed_bytes)
+{
+  return fix_new_on (spec_text, managed_bytes, NULL);
+}
+
+static void
+fix_free (Fix *f)
+{
+  sim_slub_free_model (f->slub);
+  sim_page_alloc_free (f->pages);
+  sim_memsys_free (f->mem);
+  sim_machine_free (f->machine);
+  g_free (f);
+}
+
+static SimOp *
+on (Fix *f, guint cpu)
+{
+  sim_op_begin (&f->op, f->mem, cpu, 0);
+  return &f->op;
+}
+
+static SimCacheId
+cache (Fix *f, const char *name, guint size, guint32 flags)
+{
+  SimCacheSpec spec = { .name = name, .object_size = size, .flags = flags };
+  GError *error = NULL;
+  SimCacheId id = sim_slub_cache_create (f->slub, on (f, 0), &spec, &error);
+  assert_true (id != SIM_CACHE_NONE);
+  return id;
+}
+
+static void
+info (Fix *f, SimCacheId id, SimSlubCacheInfo *out)
+{
+  sim_slub_cache_info (f->slub, id, out);
+  sim_slub_cache_info_clear (out);
+}
+
+static void
+check (Fix *f)
+{
+  GError *error = NULL;
+  if (!sim_slub_check (f->slub, &error))
+    {
+      print_error ("invariant: %s\n", error->message);
+      fail ();
+    }
+}
+
+/* Allocate @n objects on @cpu into @objs. */
+static void
+alloc_n (Fix *f, SimCacheId id, guint cpu, SimAddr *objs, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      objs[i] = sim_slub_cache_alloc (f->slub, on (f, cpu), id, -1, 0);
+      assert_true (objs[i] != 0);
+    }
+}
+
+static void
+free_n (Fix *f, guint cpu, SimAddr *objs, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    assert_true (sim_slub_free (f->slub, on (f, cpu), objs[i]));
+}
+
+/* The first allocation on a CPU takes a new slab (slow path); the rest of
+ * that slab comes from the cpu freelist (fast path); objects are handed
+ * out in ascending address order. */
+static void
+test_fastpath_from_cpu_slab (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@2.6.34", 0);
+  SimCacheId id = cache (f, "test_256", 256, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  guint per_slab = in.g.objects;
+  assert_true (per_slab >= 16);
+  SimAddr objs[64];
+  alloc_n (f, id, 0, objs, per_slab);
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_ALLOC_SLAB], 1);
+  assert_int_equal (in.stat[SIM_SLUB_ALLOC_SLOWPATH], 1);
+  assert_int_equal (in.stat[SIM_SLUB_ALLOC_FASTPATH], per_slab - 1);
+  for (guint i = 1; i < per_slab; i++)
+    assert_true (objs[i] == objs[i - 1] + in.g.size);
+  check (f);
+  /* Frees on the same CPU go to the cpu freelist (fast) and come back
+   * LIFO. */
+  free_n (f, 0, &objs[per_slab - 4], 4);
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_FASTPATH], 4);
+  SimAddr again = sim_slub_cache_alloc (f->slub, on (f, 0), id, -1, 0);
+  assert_true (again == objs[per_slab - 1]);
+  check (f);
+  fix_free (f);
+}
+
+/* 2.6.34: a free from another CPU into a cpu slab is a frozen free; when
+ * the cpu freelist runs dry, the slab's own freelist (those remote frees)
+ * is taken: alloc_refill. */
+static void
+test_frozen_free_and_refill (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@2.6.34", 0);
+  SimCacheId id = cache (f, "test_512", 512, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  guint per_slab = in.g.objects;
+  SimAddr objs[128];
+  alloc_n (f, id, 0, objs, per_slab);            /* cpu 0's slab now fully handed out */
+  free_n (f, 1, objs, 3);                        /* cpu 1 frees three of them */
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_SLOWPATH], 3);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_FROZEN], 3);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_FASTPATH], 0);
+  check (f);
+  SimAddr a = sim_slub_cache_alloc (f->slub, on (f, 0), id, -1, 0);
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_ALLOC_REFILL], 1);
+  assert_int_equal (in.stat[SIM_SLUB_ALLOC_SLAB], 1);     /* no new slab needed */
+  assert_true (a == objs[2]);                    /* the last freed is the freelist head */
+  check (f);
+  fix_free (f);
+}
+
+/* 2.6.34 deactivate_slab: a slab whose cpu freelist still had objects goes
+ * to the head of the partial list (hot); one with only remote frees goes to
+ * the tail.  Empty slabs are kept while nr_partial < min_partial. */
+static void
+test_deactivate_head_tail (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@2.6.34", 0);
+  SimCacheId id = cache (f, "test_1024", 1024, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  guint per_slab = in.g.objects;
+  SimAddr *objs = g_new (SimAddr, per_slab * 3);
+  /* Slab A: fully allocated on cpu 0, then one object freed locally (stays
+   * on the cpu freelist). */
+  alloc_n (f, id, 0, objs, per_slab);
+  free_n (f, 0, &objs[per_slab - 1], 1);
+  /* Take one more object and then force a new slab: draining the cpu
+   * freelist first. */
+  alloc_n (f, id, 0, &objs[per_slab - 1], 1);
+  /* Now slab A is exhausted; a remote free makes its page freelist
+   * non-empty, then cpu 0's next alloc refills from it. */
+  free_n (f, 2, &objs[0], 2);
+  alloc_n (f, id, 0, &objs[per_slab], 1);        /* refill: takes objs[1], cpu freelist = objs[0] */
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_ALLOC_REFILL], 1);
+  /* Exhaust and deactivate: next alloc uses the last cpu freelist object,
+   * then a new slab is needed and A is deactivated full. */
+  alloc_n (f, id, 0, &objs[per_slab + 1], 2);
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_DEACTIVATE_FULL], 1);
+  assert_int_equal (in.stat[SIM_SLUB_ALLOC_SLAB], 2);
+  check (f);
+  /* flush_all with objects on the cpu freelist: to the head. */
+  sim_slub_flush_all (f->slub, on (f, 0));
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_CPUSLAB_FLUSH], 1);
+  assert_int_equal (in.stat[SIM_SLUB_DEACTIVATE_TO_HEAD], 1);
+  assert_int_equal (in.partial_slabs, 1);
+  check (f);
+  g_free (objs);
+  fix_free (f);
+}
+
+/* __slab_free of 2.6.34: a full slab that gets a free goes to the partial
+ * list tail (free_add_partial); the slab emptied by the last free is
+ * discarded straight away (free_remove_partial + free_slab). */
+static void
+test_free_add_and_remove_partial (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@2.6.34", 0);
+  SimCacheId id = cache (f, "test_2048", 2048, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  guint per_slab = in.g.objects;
+  SimAddr *objs = g_new (SimAddr, per_slab * 2);
+  alloc_n (f, id, 0, objs, per_slab * 2);        /* slab A full and deactivated, B cpu slab */
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_DEACTIVATE_FULL], 1);
+  free_n (f, 1, objs, 1);                        /* A: full -> partial */
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_ADD_PARTIAL], 1);
+  assert_int_equal (in.partial_slabs, 1);
+  free_n (f, 1, &objs[1], per_slab - 1);         /* A empties */
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_REMOVE_PARTIAL], 1);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_SLAB], 1);
+  assert_int_equal (in.slabs, 1);
+  check (f);
+  g_free (objs);
+  fix_free (f);
+}
+
+/* Empty slabs at deactivation are kept while nr_partial < min_partial
+ * (5 on 2.6.34) and freed after that. */
+static void
+test_empty_retention_min_partial (void **state)
+{
+  (void) state;
+  /* One node, so every CPU's slab lands on the same partial list. */
+  Fix *f = fix_new_on ("slub@2.6.34", 0, (const char *[]) { "numa=false", NULL });
+  SimCacheId id = cache (f, "test_4096", 4096, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  assert_int_equal (in.g.min_partial, 10);        /* clamp(ilog2(4096) = 12, 5, 10) */
+  guint mp = in.g.min_partial;
+  /* Give each of several CPUs one slab, allocate one object each and free
+   * it again: at flush the slabs are empty. */
+  SimAddr obj[16];
+  for (guint cpu = 0; cpu < mp + 2; cpu++)
+    {
+      obj[cpu] = sim_slub_cache_alloc (f->slub, on (f, cpu), id, -1, 0);
+      assert_true (sim_slub_free (f->slub, on (f, cpu), obj[cpu]));
+    }
+  sim_slub_flush_all (f->slub, on (f, 0));
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_DEACTIVATE_EMPTY], mp + 2);
+  assert_int_equal (in.partial_slabs, mp);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_SLAB], 2);
+  check (f);
+  fix_free (f);
+}
+
+/* 6.18: frees into full slabs park them on the freeing CPU's partial
+ * chain (cpu_partial_free); a chain at cpu_partial_slabs is drained to the
+ * node list first (cpu_partial_drain); the next alloc slow path takes
+ * cpu partial slabs first (cpu_partial_alloc). */
+static void
+test_cpu_partial_618 (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@6.18", 0);
+  SimCacheId id = cache (f, "test_1024", 1024, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  guint per_slab = in.g.objects;
+  guint limit = in.g.cpu_partial_slabs;
+  assert_int_equal (in.g.cpu_partial, 24);       /* size >= 1024 */
+  assert_true (limit >= 1);
+  guint nslabs = limit + 3;
+  SimAddr *objs = g_new (SimAddr, per_slab * nslabs);
+  alloc_n (f, id, 0, objs, per_slab * nslabs);
+  /* Free one object of each full slab from cpu 1. */
+  for (guint s = 0; s + 1 < nslabs; s++)
+    assert_true (sim_slub_free (f->slub, on (f, 1), objs[s * per_slab]));
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_CPU_PARTIAL_FREE], nslabs - 1);
+  assert_true (in.stat[SIM_SLUB_CPU_PARTIAL_DRAIN] >= 1);
+  assert_true (in.stat[SIM_SLUB_FREE_ADD_PARTIAL] >= limit);
+  check (f);
+  /* cpu 1 allocates: its partial chain serves first. */
+  SimAddr a = sim_slub_cache_alloc (f->slub, on (f, 1), id, -1, 0);
+  assert_true (a != 0);
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_CPU_PARTIAL_ALLOC], 1);
+  check (f);
+  g_free (objs);
+  fix_free (f);
+}
+
+/* When the preferred order cannot be had, new_slab falls back to s->min
+ * (order_fallback) and the slab holds fewer objects. */
+static void
+test_order_fallback (void **state)
+{
+  (void) state;
+  /* 4 MiB of managed memory per node, so fragmenting it is cheap. */
+  /* One node, so the allocation cannot fall back to another node's
+   * memory as the kernel's zonelist would. */
+  Fix *f = fix_new_on ("slub@2.6.34", 4u << 20, (const char *[]) { "numa=false", NULL });
+  SimCacheId id = cache (f, "test_1024", 1024, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  assert_int_equal (in.g.order, 3);
+  assert_int_equal (in.g.min_order, 0);
+  /* Take every page of node 0, then give back every other one: no block
+   * above order 0 remains. */
+  GArray *pages = g_array_new (FALSE, FALSE, sizeof (SimAddr));
+  for (;;)
+    {
+      SimAddr p = sim_page_alloc (f->pages, on (f, 0), 0, 0, SIM_GFP_THISNODE, FALSE);
+      if (p == 0)
+        break;
+      g_array_append_val (pages, p);
+    }
+  assert_true (pages->len > 8);
+  for (guint i = 0; i < pages->len; i += 2)
+    sim_page_free (f->pages, on (f, 0), g_array_index (pages, SimAddr, i), 0);
+  SimAddr a = sim_slub_cache_alloc (f->slub, on (f, 0), id, 0, 0);
+  assert_true (a != 0);
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_ORDER_FALLBACK], 1);
+  assert_int_equal (in.total_objects, 4);        /* one order-0 slab of 1024-byte objects */
+  check (f);
+  g_array_unref (pages);
+  fix_free (f);
+}
+
+/* kmalloc: sizes map to the era's classes; above the pass-through
+ * threshold the page allocator serves the request directly and kfree
+ * gives the pages back. */
+static void
+test_kmalloc_classes_and_pass_through (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@2.6.34", 0);
+  SimCacheId c96 = sim_slub_kmalloc_cache (f->slub, 96, 0);
+  SimCacheId c97 = sim_slub_kmalloc_cache (f->slub, 97, 0);
+  SimCacheId c8k = sim_slub_kmalloc_cache (f->slub, 8192, 0);
+  assert_true (c96 != SIM_CACHE_NONE && c97 != SIM_CACHE_NONE && c8k != SIM_CACHE_NONE);
+  assert_true (c96 != c97);
+  assert_true (sim_slub_kmalloc_cache (f->slub, 8193, 0) == SIM_CACHE_NONE);
+  SimAddr big = sim_slub_kmalloc (f->slub, on (f, 0), 9000, -1, 0);
+  assert_true (big != 0);
+  assert_int_equal (sim_slub_large_pages (f->slub), 4);   /* order 2 */
+  assert_true (sim_slub_free (f->slub, on (f, 0), big));
+  assert_int_equal (sim_slub_large_pages (f->slub), 0);
+  fix_free (f);
+
+  /* pass_through=4096 sends an 8 KiB kmalloc to the page allocator. */
+  f = fix_new ("slub@2.6.34:pass_through=4096", 0);
+  assert_true (sim_slub_kmalloc_cache (f->slub, 4096, 0) != SIM_CACHE_NONE);
+  assert_true (sim_slub_kmalloc_cache (f->slub, 8192, 0) == SIM_CACHE_NONE);
+  fix_free (f);
+}
+
+/* __GFP_ZERO writes every line of the object. */
+static void
+test_gfp_zero_touches_object (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@6.18", 0);
+  SimCacheId id = cache (f, "test_512", 512, 0);
+  SimOp *op = on (f, 0);
+  sim_slub_cache_alloc (f->slub, op, id, -1, 0);      /* warm: new slab */
+  op = on (f, 0);
+  sim_slub_cache_alloc (f->slub, op, id, -1, 0);
+  guint plain = op->cost.accesses;
+  op = on (f, 0);
+  sim_slub_cache_alloc (f->slub, op, id, -1, SIM_GFP_ZERO);
+  assert_int_equal (op->cost.accesses, plain + 512 / 64);
+  fix_free (f);
+}
+
+/* Mergeable caches of compatible size share one kmem_cache; slub_nomerge
+ * and constructors prevent it. */
+static void
+test_merging (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@2.6.34", 0);
+  SimCacheId a = cache (f, "test_a", 200, 0);
+  SimCacheId b = cache (f, "test_b", 200, 0);
+  SimCacheId c = cache (f, "test_c", 200, SIM_SLAB_CTOR);
+  assert_true (a == b);
+  assert_true (c != a);
+  fix_free (f);
+  f = fix_new ("slub@2.6.34:slub_nomerge", 0);
+  a = cache (f, "test_a", 200, 0);
+  b = cache (f, "test_b", 200, 0);
+  assert_true (a != b);
+  fix_free (f);
+}
+
+/* A free of something that is not an object is refused, not a crash. */
+static void
+test_foreign_free_refused (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub", 0);
+  assert_false (sim_slub_free (f->slub, on (f, 0), 0x12345678));
+  fix_free (f);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_fastpath_from_cpu_slab),
+    cmocka_unit_test (test_frozen_free_and_refill),
+    cmocka_unit_test (test_deactivate_head_tail),
+    cmocka_unit_test (test_free_add_and_remove_partial),
+    cmocka_unit_test (test_empty_retention_min_partial),
+    cmocka_unit_test (test_cpu_partial_618),
+    cmocka_unit_test (test_order_fallback),
+    cmocka_unit_test (test_kmalloc_classes_and_pass_through),
+    cmocka_unit_test (test_gfp_zero_touches_object),
+    cmocka_unit_test (test_merging),
+    cmocka_unit_test (test_foreign_free_refused),
+  };
+  return cmocka_run_group_tests_name ("slub-rules", tests, NULL, NULL);
+}
