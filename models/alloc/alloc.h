@@ -156,6 +156,14 @@ typedef struct {
   const SimMachine *machine;
   SimMemSys        *mem;
   SimPageAlloc     *pages;
+  /* The engine, for periodic work (SLAB's cache_reap every 2 s per CPU,
+   * SLQB's trim worker): a model schedules an event on a CPU at a
+   * simulated time; the replay runs every event whose time has come
+   * before it applies the next trace event.  The event's handler starts a
+   * SimOp at max(event time, that CPU's clock) and advances the CPU's
+   * clock by the op's cost (sim_engine_cpu_sync + sim_engine_cpu_advance).
+   * NULL in unit tests that drive a model call by call. */
+  SimEngine        *eng;
   guint             n_cpus;
   guint64           seed;
 } SimAllocEnv;
