@@ -425,7 +425,7 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
       else
         {
           gsize at;
-          if (looks_binary (r->buf, n, &at))
+          if (looks_binary (r->buf, MIN (n, SNIFF_BYTES), &at))
             {
               g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_FORMAT,
                            "%s: not a kmem trace: binary data at byte %" G_GSIZE_FORMAT
@@ -950,6 +950,12 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
   int kind = (base == name || kmem_prefix) ? sim_trace_kind_from_name (base, name_end - base) : -1;
   if (kind < 0)
     {
+      if (name_end - name >= 16 && memcmp (name, "PERF_RECORD_LOST", 16) == 0 &&
+          parse_lost (r, name, e - name))
+        {
+          r->stats.skipped_lines++;
+          return LINE_SKIP;
+        }
       sim_trace_stats_add_other (&r->stats, name, name_end - name, 1);
       r->stats.skipped_lines++;
       return LINE_SKIP;
