@@ -24,7 +24,8 @@ enum { BLOCK_STRINGS = 'S', BLOCK_EVENTS = 'E', BLOCK_TRAILER = 'T' };
 
 /* ---- CRC-32 ------------------------------------------------------------ */
 
-static guint32 crc_table[256];
+/* Slice-by-8: eight tables so the checksum keeps up with the decoder. */
+static guint32 crc_table[8][256];
 
 static gpointer
 crc_init (gpointer data)
@@ -35,8 +36,11 @@ crc_init (gpointer data)
       guint32 c = i;
       for (int k = 0; k < 8; k++)
         c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      crc_table[i] = c;
+      crc_table[0][i] = c;
     }
+  for (guint32 i = 0; i < 256; i++)
+    for (int t = 1; t < 8; t++)
+      crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
   return NULL;
 }
 
@@ -47,8 +51,18 @@ sim_native_crc32 (guint32 crc, const void *data, gsize len)
   g_once (&once, crc_init, NULL);
   const guint8 *p = data;
   crc = ~crc;
+  while (len >= 8)
+    {
+      guint32 lo = crc ^ ((guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 |
+                          (guint32) p[3] << 24);
+      crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+            crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
+            crc_table[3][p[4]] ^ crc_table[2][p[5]] ^ crc_table[1][p[6]] ^ crc_table[0][p[7]];
+      p += 8;
+      len -= 8;
+    }
   while (len--)
-    crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
   return ~crc;
 }
 
@@ -325,6 +339,12 @@ static inline gboolean
 get_var (const guint8 **pp, const guint8 *e, guint64 *out)
 {
   const guint8 *p = *pp;
+  if (G_LIKELY (p < e && *p < 0x80))
+    {
+      *out = *p;
+      *pp = p + 1;
+      return TRUE;
+    }
   guint64 v = 0;
   for (int shift = 0; shift < 64; shift += 7)
     {
