@@ -18,7 +18,8 @@
 static const guint8 magic[8] = { 0x89, 'S', 'L', 'A', 'B', 'T', 'R', '\n' };
 #define HEADER_SIZE 16
 #define BLOCK_HEADER_SIZE 16
-#define MAX_PAYLOAD (64u << 20)
+#define MAX_PAYLOAD (16u << 20)
+#define STRINGS_SPLIT (8u << 20)  /* a writer's S block stays well under MAX_PAYLOAD */
 
 enum { BLOCK_STRINGS = 'S', BLOCK_EVENTS = 'E', BLOCK_TRAILER = 'T' };
 
@@ -136,19 +137,23 @@ static gboolean
 flush_strings (SimNativeWriter *w, GError **error)
 {
   guint32 n = sim_trace_reader_n_strings (w->src);
-  if (n == w->strings_written)
-    return TRUE;
   g_autoptr (GByteArray) b = g_byte_array_new ();
-  for (guint32 id = w->strings_written + 1; id <= n; id++)
+  guint32 first = w->strings_written + 1;
+  for (guint32 id = first; id <= n; id++)
     {
       const char *s = sim_trace_reader_string (w->src, id);
       gsize len = g_array_index (w->src->strs.lens, guint32, id - 1);
       put_var (b, len);
       g_byte_array_append (b, (const guint8 *) s, len);
+      if (b->len >= STRINGS_SPLIT || id == n)
+        {
+          if (!write_block (w, BLOCK_STRINGS, id - first + 1, b->data, b->len, error))
+            return FALSE;
+          g_byte_array_set_size (b, 0);
+          first = id + 1;
+          w->strings_written = id;
+        }
     }
-  if (!write_block (w, BLOCK_STRINGS, n - w->strings_written, b->data, b->len, error))
-    return FALSE;
-  w->strings_written = n;
   return TRUE;
 }
 

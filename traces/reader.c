@@ -1015,7 +1015,7 @@ other:
     gsize at;
     if (looks_binary (p, e - p, &at))
       return bad (msg, "expected a trace line, found binary data (byte 0x%02x at column %"
-                  G_GSIZE_FORMAT ")", (guchar) p[at], (gsize) (p + at - p) + 1);
+                  G_GSIZE_FORMAT ")", (guchar) p[at], at + 1);
   }
   r->stats.skipped_lines++;
   r->unrecognised++;
