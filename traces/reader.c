@@ -366,12 +366,13 @@ sniff_text (const char *p, gsize n)
       if ((len >= 5 && memcmp (p, "cpus=", 5) == 0) ||
           (len >= 9 && memcmp (p, "version =", 9) == 0))
         return SIM_TRACE_FORMAT_TRACE_CMD;
-      if (len > 0 && *p != '#' && memchr (p, '[', len))
+      if (len > 0 && *p != '#')
         {
           for (const char *q = p; q + 6 < le; q++)
             if (q[0] == ' ' && memcmp (q + 1, "kmem:", 5) == 0)
               return SIM_TRACE_FORMAT_PERF;
-          return SIM_TRACE_FORMAT_FTRACE;
+          if (memchr (p, '[', len))
+            return SIM_TRACE_FORMAT_FTRACE;
         }
       p = le + 1;
     }
@@ -890,21 +891,22 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
         }
       lb++;
     }
-  if (rb == NULL)
-    goto other;
 
   /* the timestamp: the first "digits[.digits]:" token after the CPU, past
-   * the irq-info flags ftrace may print */
-  const char *q = rb + 1;
+   * the irq-info flags ftrace may print.  perf script of a per-task
+   * recording prints no CPU: then the timestamp is the first
+   * "digits.digits:" token after the task, and the CPU is unknown (-1). */
+  const char *q = rb ? rb + 1 : p;
   const char *ts = NULL, *ts_end = NULL;
-  for (int tok = 0; tok < 3 && q < e; tok++)
+  for (int tok = 0; tok < (rb ? 3 : 8) && q < e; tok++)
     {
       while (q < e && *q == ' ')
         q++;
       const char *t = q;
       while (q < e && *q != ' ')
         q++;
-      if (q - t >= 2 && q[-1] == ':' && *t >= '0' && *t <= '9')
+      if (q - t >= 2 && q[-1] == ':' && *t >= '0' && *t <= '9' &&
+          (rb || memchr (t, '.', q - t)))
         {
           ts = t;
           ts_end = q - 1;
@@ -913,6 +915,13 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
     }
   if (ts == NULL)
     goto other;
+  if (rb == NULL)
+    {
+      if (ts == p)
+        goto other;
+      cpu = -1;
+      lb = ts;
+    }
   guint64 sec = 0, ns = 0;
   {
     const char *d = ts;

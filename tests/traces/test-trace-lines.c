@@ -253,6 +253,25 @@ test_perf_script_nulls (void **state)
 }
 
 static void
+test_perf_script_without_cpu (void **state)
+{
+  (void) state;
+  /* perf script of a per-task recording has no [cpu] column */
+  Read rd = read_all (
+    "       hackbench  4242  1637.361225:          kmem:kmalloc: call_site=x+0x1 ptr=0xffff88810442be80 bytes_req=32 bytes_alloc=32 gfp_flags=GFP_KERNEL node=-1 accounted=false\n"
+    "       hackbench  4242  1637.361226:            kmem:kfree: call_site=y+0x1 ptr=0xffff88810442be80\n",
+    FALSE);
+  assert_int_equal (rd.ev->len, 2);
+  assert_int_equal (sim_trace_reader_format (rd.r), SIM_TRACE_FORMAT_PERF);
+  assert_int_equal (EV (rd, 0)->cpu, -1);
+  assert_int_equal (EV (rd, 0)->pid, 4242);
+  assert_string_equal (STR (rd, EV (rd, 0)->comm_id), "hackbench");
+  assert_true (EV (rd, 1)->ts_ns == G_GUINT64_CONSTANT (1637361226000));
+  assert_int_equal (sim_trace_account_counts (rd.acc)->same_cpu_frees, 1);
+  read_free (&rd);
+}
+
+static void
 test_lost_markers (void **state)
 {
   (void) state;
@@ -330,6 +349,7 @@ main (void)
     cmocka_unit_test (test_6x),
     cmocka_unit_test (test_trace_cmd),
     cmocka_unit_test (test_perf_script_nulls),
+    cmocka_unit_test (test_perf_script_without_cpu),
     cmocka_unit_test (test_lost_markers),
     cmocka_unit_test (test_hashed_pointers),
     cmocka_unit_test (test_lenient_counts),
