@@ -100,6 +100,13 @@ test_gzip_equals_plain (void **state)
   g_autofree char *b = info_json (plain);
   assert_string_equal (a, b);
   g_unlink (plain);
+
+  /* and from standard input ("-") */
+  g_autofree char *text = g_strndup (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (mem)), len);
+  g_autofree char *c = NULL;
+  assert_int_equal (tu_run_stdin (&c, NULL, text,
+                                  (const char *[]) { "trace", "info", "--format", "json", "-", NULL }), 0);
+  assert_string_equal (a, c);
 }
 
 static void
