@@ -49,9 +49,7 @@ struct _SimTraceReader {
   struct {
     guint64   block;       /* blocks read */
     guint32   left;        /* records left in the current event block */
-    const guint8 *p, *e;   /* the current block's payload */
-    guint8   *payload;
-    gsize     payload_cap;
+    const guint8 *p, *e;   /* the current event block's unread records (in buf) */
     guint64   ts, line, ptr;
     guint64   block_offset;
     guint64   records;

@@ -469,7 +469,6 @@ sim_trace_reader_free (SimTraceReader *r)
   g_clear_object (&r->in);
   g_free (r->name);
   g_free (r->buf);
-  g_free (r->nat.payload);
   sim_strtab_clear (&r->strs);
   if (r->stats.other_events)
     g_hash_table_unref (r->stats.other_events);
