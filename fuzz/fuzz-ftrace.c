@@ -1,0 +1,8 @@
+/* fuzz-ftrace.c - libFuzzer target: the reader forced to the ftrace format. */
+#include "fuzz/fuzz-common.h"
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  return sim_fuzz_run (data, size, SIM_TRACE_FORMAT_FTRACE);
+}

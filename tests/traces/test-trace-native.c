@@ -1,0 +1,218 @@
+/* test-trace-native.c - the native format: a converted trace reads back
+ * event for event, trace info gives the same JSON (but "format"), and
+ * corruption is detected and named. */
+#include "tests/testutil.h"
+#include "traces/reader.h"
+#include "traces/native.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+
+static char *
+convert (const char *in)
+{
+  g_autofree char *dir = g_dir_make_tmp ("slabsim-native-XXXXXX", NULL);
+  assert_non_null (dir);
+  char *out = g_build_filename (dir, "t.slabsim", NULL);
+  g_autofree char *o = NULL, *err = NULL;
+  int rc = tu_run (&o, &err, (const char *[]) { "trace", "convert", in, "-o", out, NULL });
+  if (rc != 0)
+    print_error ("convert: %s\n", err);
+  assert_int_equal (rc, 0);
+  tu_assert_contains (o, " events");
+  return out;
+}
+
+static void
+remove_converted (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static char *
+info_json (const char *path)
+{
+  char *out = NULL;
+  g_autofree char *err = NULL;
+  int rc = tu_run (&out, &err, (const char *[]) { "trace", "info", "--format", "json", path, NULL });
+  if (rc != 0)
+    print_error ("info: %s\n", err);
+  assert_int_equal (rc, 0);
+  return out;
+}
+
+/* The JSON without its "format" line. */
+static char *
+without_format (const char *json)
+{
+  g_auto (GStrv) lines = g_strsplit (json, "\n", -1);
+  GString *s = g_string_new (NULL);
+  for (char **l = lines; *l; l++)
+    if (strstr (*l, "\"format\":") == NULL)
+      g_string_append_printf (s, "%s\n", *l);
+  return g_string_free (s, FALSE);
+}
+
+static void
+round_trip (const char *sample)
+{
+  g_autofree char *rel = g_build_filename ("traces", "samples", sample, NULL);
+  g_autofree char *in = tu_source_path (rel);
+  g_autofree char *nat = convert (in);
+  g_autofree char *a = info_json (in), *b = info_json (nat);
+  tu_assert_contains (b, "\"format\": \"native\"");
+  g_autofree char *a2 = without_format (a), *b2 = without_format (b);
+  assert_string_equal (a2, b2);
+
+  /* event for event, every field */
+  GError *error = NULL;
+  g_autoptr (SimTraceReader) rt = sim_trace_reader_open (in, &error);
+  g_autoptr (SimTraceReader) rn = sim_trace_reader_open (nat, &error);
+  assert_non_null (rt);
+  assert_non_null (rn);
+  assert_int_equal (sim_trace_reader_format (rn), SIM_TRACE_FORMAT_NATIVE);
+  SimTraceEvent et, en;
+  guint64 n = 0;
+  while (sim_trace_reader_next (rt, &et, &error))
+    {
+      assert_true (sim_trace_reader_next (rn, &en, &error));
+      if (memcmp (&et, &en, sizeof et) != 0)
+        {
+          print_error ("event %" G_GUINT64_FORMAT " (line %" G_GUINT64_FORMAT ") differs\n", n, et.line);
+          fail ();
+        }
+      n++;
+    }
+  assert_null (error);
+  assert_false (sim_trace_reader_next (rn, &en, &error));
+  assert_null (error);
+  assert_int_equal (sim_trace_reader_source_format (rn), sim_trace_reader_format (rt));
+  for (guint32 id = 1; id <= sim_trace_reader_n_strings (rt); id++)
+    assert_string_equal (sim_trace_reader_string (rt, id), sim_trace_reader_string (rn, id));
+
+  /* compact: the text takes ~180 bytes an event, the native file < 32 */
+  GStatBuf sn;
+  assert_int_equal (g_stat (nat, &sn), 0);
+  assert_true (n > 0 && (guint64) sn.st_size < n * 32);
+  remove_converted (nat);
+}
+
+static void test_rt_hackbench (void **s) { (void) s; round_trip ("hackbench-T-g2-l50.trace.gz"); }
+static void test_rt_udp (void **s) { (void) s; round_trip ("udp-4k.trace.gz"); }
+static void test_rt_perf (void **s) { (void) s; round_trip ("hackbench-T-g1-l50.perf-script.gz"); }
+
+static void
+test_rt_stats (void **state)
+{
+  (void) state;
+  /* lost, skipped, malformed and other events survive conversion */
+  const char *t =
+    "# tracer: nop\n"
+    "  cat-1 [001] ..... 1.000001: kmem_cache_alloc: call_site=a+0x1/0x2 ptr=00000000e70e10e0 name=names_cache bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL node=-1 accounted=false\n"
+    "CPU:1 [LOST 42 EVENTS]\n"
+    "  cat-1 [001] ..... 1.000002: sched_switch: prev_comm=cat\n"
+    "  cat-1 [001] ..... 1.000003: kfree: call_site=a+0x1/0x2 ptr=zz\n"
+    "  cat-1 [000] ..... 1.000004: kmem_cache_free: call_site=a+0x1/0x2 ptr=00000000e70e10e0 name=names_cache\n";
+  g_autofree char *in = tu_write_temp (".trace", t, -1);
+  g_autofree char *nat = NULL;
+  {
+    g_autofree char *dir = g_dir_make_tmp ("slabsim-native-XXXXXX", NULL);
+    nat = g_build_filename (dir, "t.slabsim", NULL);
+    assert_int_equal (tu_run (NULL, NULL, (const char *[]) { "trace", "convert", "--lenient", in, "-o", nat, NULL }), 0);
+  }
+  char *a = NULL, *b = NULL;
+  assert_int_equal (tu_run (&a, NULL, (const char *[]) { "trace", "info", "--format", "json", "--lenient", in, NULL }), 0);
+  assert_int_equal (tu_run (&b, NULL, (const char *[]) { "trace", "info", "--format", "json", nat, NULL }), 0);
+  tu_assert_contains (b, "\"lost_events\": 42,");
+  tu_assert_contains (b, "\"malformed_lines\": 1,");
+  tu_assert_contains (b, "\"sched_switch\": 1");
+  tu_assert_contains (b, "\"hashed_pointers\": true");
+  g_autofree char *a2 = without_format (a), *b2 = without_format (b);
+  assert_string_equal (a2, b2);
+  g_free (a);
+  g_free (b);
+  g_unlink (in);
+  remove_converted (nat);
+}
+
+static void
+test_corruption (void **state)
+{
+  (void) state;
+  g_autofree char *in = tu_source_path ("traces/samples/udp-4k.trace.gz");
+  g_autofree char *nat = convert (in);
+  g_autofree char *data = NULL;
+  gsize len;
+  assert_true (g_file_get_contents (nat, &data, &len, NULL));
+  assert_true (len > 100000);
+
+  /* a flipped bit in the middle: the block is named by number and offset */
+  data[len / 2] ^= 0x10;
+  g_autofree char *bad = tu_write_temp (".slabsim", data, len);
+  g_autofree char *err = NULL;
+  assert_int_equal (tu_run (NULL, &err, (const char *[]) { "trace", "info", bad, NULL }), 1);
+  tu_assert_contains (err, "checksum mismatch");
+  tu_assert_contains (err, ": block ");
+  tu_assert_contains (err, " at byte ");
+  data[len / 2] ^= 0x10;
+
+  /* cut short */
+  g_autofree char *cut = tu_write_temp (".slabsim", data, len - 100);
+  g_autofree char *err2 = NULL;
+  assert_int_equal (tu_run (NULL, &err2, (const char *[]) { "trace", "info", cut, NULL }), 1);
+  tu_assert_contains (err2, "truncated?");
+
+  /* cut at a block boundary: the trailer is missing */
+  g_autofree char *hdr = tu_write_temp (".slabsim", data, 16);
+  g_autofree char *err3 = NULL;
+  assert_int_equal (tu_run (NULL, &err3, (const char *[]) { "trace", "info", hdr, NULL }), 1);
+  tu_assert_contains (err3, "block 1 at byte 16: the file ends without its trailer block");
+
+  /* a future version */
+  data[8] = 99;
+  g_autofree char *ver = tu_write_temp (".slabsim", data, len);
+  g_autofree char *err4 = NULL;
+  assert_int_equal (tu_run (NULL, &err4, (const char *[]) { "trace", "info", ver, NULL }), 1);
+  tu_assert_contains (err4, "native trace version 99, expected 1");
+  data[8] = 1;
+
+  /* trailing garbage after the trailer */
+  g_autofree char *more = g_malloc (len + 4);
+  memcpy (more, data, len);
+  memcpy (more + len, "junk", 4);
+  g_autofree char *tail = tu_write_temp (".slabsim", more, len + 4);
+  g_autofree char *err5 = NULL;
+  assert_int_equal (tu_run (NULL, &err5, (const char *[]) { "trace", "info", tail, NULL }), 1);
+  tu_assert_contains (err5, "unexpected data after the trailer block");
+
+  g_unlink (bad);
+  g_unlink (cut);
+  g_unlink (hdr);
+  g_unlink (ver);
+  g_unlink (tail);
+  remove_converted (nat);
+}
+
+static void
+test_crc32 (void **state)
+{
+  (void) state;
+  /* the standard check value of CRC-32/IEEE */
+  assert_int_equal (sim_native_crc32 (0, "123456789", 9), 0xcbf43926u);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_rt_hackbench),
+    cmocka_unit_test (test_rt_udp),
+    cmocka_unit_test (test_rt_perf),
+    cmocka_unit_test (test_rt_stats),
+    cmocka_unit_test (test_corruption),
+    cmocka_unit_test (test_crc32),
+  };
+  return cmocka_run_group_tests_name ("trace-native", tests, NULL, NULL);
+}

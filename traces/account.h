@@ -1,0 +1,100 @@
+/* account.h - exact alloc/free pairing over a kmem event stream.
+ *
+ * Every slab allocation and free of a trace is classified once, the same way
+ * for `slabsim trace info` and for the allocator replay:
+ *
+ *   allocs        every kmalloc, kmalloc_node, kmem_cache_alloc(_node) event
+ *   failed_allocs those with a NULL ptr
+ *   frees         every kfree and kmem_cache_free event, NULL ones included;
+ *                 each is exactly one of:
+ *     null_frees      ptr NULL (kfree traces before its NULL check)
+ *     unknown_frees   ptr not live (allocated before recording started, or
+ *                     lost)
+ *     same_cpu_frees  freed on the CPU of the live allocation
+ *     cross_cpu_frees freed on another CPU ("ping-pong" in perf kmem)
+ *   implicit_frees an allocation of a pointer that is still live: the kernel
+ *                 freed it on a path with no tracepoint (bulk frees, per-CPU
+ *                 skb caches).  Model: the old object is freed just before
+ *                 the new allocation, on the allocating CPU.  Implicit frees
+ *                 are not in `frees`.
+ *   live_at_end   objects allocated and not freed when the trace ends
+ *
+ * Memory is bounded by the live objects: one open-addressing hash table keyed
+ * by pointer.  Per-cache totals are kept by cache key (the event's name=, or
+ * the kmalloc size class by bytes_alloc when the event has none).
+ */
+#pragma once
+
+#include "traces/reader.h"
+
+G_BEGIN_DECLS
+
+#define SIM_ACCOUNT_COUNTERS(X) \
+  X (allocs)                    \
+  X (frees)                     \
+  X (failed_allocs)             \
+  X (same_cpu_frees)            \
+  X (cross_cpu_frees)           \
+  X (null_frees)                \
+  X (unknown_frees)             \
+  X (implicit_frees)            \
+  X (live_at_end)
+
+typedef struct {
+#define SIM_ACCOUNT_FIELD(name) guint64 name;
+  SIM_ACCOUNT_COUNTERS (SIM_ACCOUNT_FIELD)
+#undef SIM_ACCOUNT_FIELD
+  guint64 bytes_req;       /* over all allocations */
+  guint64 bytes_alloc;
+  guint64 bytes_freed;     /* bytes_alloc of objects freed (explicitly or implicitly) */
+} SimAccountCounts;
+
+/* A cache key: a name= string id, or a kmalloc size class. */
+#define SIM_ACCOUNT_KEY_SIZE_CLASS (G_GUINT64_CONSTANT (1) << 63)
+
+typedef struct {
+  guint64 key;             /* cache_id, or SIM_ACCOUNT_KEY_SIZE_CLASS | bytes_alloc */
+  guint64 allocs, frees, bytes_req, bytes_alloc, cross_cpu_frees, implicit_frees;
+} SimAccountCache;
+
+/* A live object, as the replay needs it. */
+typedef struct {
+  guint64 ptr;
+  guint64 bytes_alloc;
+  gint32  cpu;             /* allocating CPU */
+  guint32 cache;           /* index into the cache table */
+} SimLiveObject;
+
+typedef enum {
+  SIM_FREE_NONE,           /* not a free */
+  SIM_FREE_NULL,
+  SIM_FREE_UNKNOWN,
+  SIM_FREE_SAME_CPU,
+  SIM_FREE_CROSS_CPU,
+} SimFreeClass;
+
+/* What one event did. */
+typedef struct {
+  SimFreeClass  free_class;
+  SimLiveObject freed;       /* a same/cross-CPU free: the object freed */
+  gboolean      implicit;    /* an alloc of a live pointer ... */
+  SimLiveObject implicit_old;/* ... the object implicitly freed first */
+} SimAccountResult;
+
+typedef struct _SimTraceAccount SimTraceAccount;
+
+SimTraceAccount *sim_trace_account_new (void);
+void sim_trace_account_free (SimTraceAccount *a);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTraceAccount, sim_trace_account_free)
+
+/* Feed one event (non-slab events are ignored); @res may be NULL. */
+void sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev,
+                              SimAccountResult *res);
+/* The counters so far (live_at_end is the current live count). */
+const SimAccountCounts *sim_trace_account_counts (SimTraceAccount *a);
+/* The per-cache table, in order of first appearance. */
+const SimAccountCache *sim_trace_account_caches (SimTraceAccount *a, guint *n);
+/* The live object at @ptr, or NULL. */
+const SimLiveObject *sim_trace_account_lookup (SimTraceAccount *a, guint64 ptr);
+
+G_END_DECLS

@@ -1,0 +1,25 @@
+/* info.h - the summary `slabsim trace info` prints: reader statistics,
+ * exact accounting (traces/account.h) and per-cache totals, as JSON or as
+ * text in the manner of `perf kmem stat`. */
+#pragma once
+
+#include "traces/reader.h"
+#include "traces/account.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SimTraceInfo SimTraceInfo;
+
+/* Read the whole trace at @path. */
+SimTraceInfo *sim_trace_info_collect (const char *path, gboolean lenient, GError **error);
+void sim_trace_info_free (SimTraceInfo *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTraceInfo, sim_trace_info_free)
+
+SimTraceReader *sim_trace_info_reader (SimTraceInfo *info);
+SimTraceAccount *sim_trace_info_account (SimTraceInfo *info);
+
+/* The summary; free with g_free. */
+char *sim_trace_info_json (SimTraceInfo *info);
+char *sim_trace_info_text (SimTraceInfo *info);
+
+G_END_DECLS

@@ -1,0 +1,39 @@
+/* native.h - slabsim's own binary kmem trace format (docs/trace-format.md).
+ *
+ * A text trace is parsed once by `slabsim trace convert` into a compact,
+ * versioned, checksummed file that every reader entry point reads back
+ * (sim_trace_reader_open sniffs its magic) many times faster than the text.
+ * The writer takes events from a SimTraceReader so the string ids it stores
+ * are the reader's own; the reader statistics (lost events, skipped lines,
+ * other events) go into a trailer so a converted trace summarises exactly as
+ * its source did.
+ */
+#pragma once
+
+#include "traces/reader.h"
+
+G_BEGIN_DECLS
+
+#define SIM_NATIVE_VERSION 1
+#define SIM_NATIVE_BLOCK_EVENTS 4096
+
+typedef struct _SimNativeWriter SimNativeWriter;
+
+/* Write to @out (a ref is taken); @src supplies the strings the events refer to. */
+SimNativeWriter *sim_native_writer_new (GOutputStream *out, SimTraceReader *src,
+                                        GError **error);
+gboolean sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **error);
+/* Flush, write the trailer with @src's statistics, and close the stream. */
+gboolean sim_native_writer_finish (SimNativeWriter *w, GError **error);
+void sim_native_writer_free (SimNativeWriter *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimNativeWriter, sim_native_writer_free)
+
+/* Convert the trace at @in_path into a native file at @out_path; @lenient as
+ * in trace info. */
+gboolean sim_native_convert (const char *in_path, const char *out_path, gboolean lenient,
+                             guint64 *events_out, GError **error);
+
+/* CRC-32 (IEEE 802.3, as zlib and gzip compute it). */
+guint32 sim_native_crc32 (guint32 crc, const void *data, gsize len);
+
+G_END_DECLS

@@ -1,0 +1,70 @@
+/* reader-private.h - the reader's state, shared by the text and native decoders.
+ * Not an API: only traces/reader.c and traces/native.c include it. */
+#pragma once
+
+#include "traces/reader.h"
+
+G_BEGIN_DECLS
+
+/* Interned strings: ids are 1-based and dense, in order of first appearance,
+ * so a native writer can store them in that order and a native reader gets
+ * the same ids back. */
+typedef struct {
+  GStringChunk *chunk;
+  GPtrArray    *strs;     /* id - 1 -> const char* (NUL-terminated) */
+  GArray       *lens;     /* id - 1 -> guint32 length */
+  GArray       *gfp;      /* id - 1 -> guint32 SIM_GFP bits (computed lazily: ~0u = not yet) */
+  guint32      *slots;    /* open addressing: 0 = empty, else id */
+  guint32       mask;     /* slots - 1 (power of two) */
+} SimStrtab;
+
+void    sim_strtab_init (SimStrtab *t);
+void    sim_strtab_clear (SimStrtab *t);
+guint32 sim_strtab_intern (SimStrtab *t, const char *s, gsize len);
+/* Append @s as the next id (native reader); returns the id. */
+guint32 sim_strtab_append (SimStrtab *t, const char *s, gsize len);
+guint32 sim_strtab_gfp (SimStrtab *t, guint32 id);
+
+struct _SimTraceReader {
+  GInputStream  *in;
+  char          *name;
+  SimTraceFormat format;
+  SimTraceFormat source_format;
+  gboolean       lenient;
+  gboolean       eof;
+  gboolean       done;
+  GError        *sticky;   /* an error already reported stays reported */
+
+  /* The read buffer: bytes [pos, end) are unread. */
+  char   *buf;
+  gsize   cap, pos, end;
+  guint64 consumed;        /* bytes before buf[0] in the (decompressed) stream */
+  guint64 lineno;          /* lines completed before buf[pos] */
+  guint64 unrecognised;    /* non-comment lines that were not events or markers */
+
+  SimStrtab     strs;
+  SimTraceStats stats;
+
+  /* Native decoding state (traces/native.c). */
+  struct {
+    guint64   block;       /* blocks read */
+    guint32   left;        /* records left in the current event block */
+    const guint8 *p, *e;   /* the current event block's unread records (in buf) */
+    guint64   ts, line, ptr;
+    guint64   block_offset;
+    guint64   records;
+    gboolean  trailer;
+  } nat;
+};
+
+/* Ensure at least @need unread bytes (fewer only at end of input); returns
+ * the number available, or -1 with @error set. */
+gssize sim_trace_reader_fill (SimTraceReader *r, gsize need, GError **error);
+
+/* Native decoding (traces/native.c). */
+gboolean sim_trace_native_open (SimTraceReader *r, GError **error);
+gboolean sim_trace_native_next (SimTraceReader *r, SimTraceEvent *ev, GError **error);
+
+void sim_trace_stats_add_other (SimTraceStats *s, const char *name, gsize len, guint64 n);
+
+G_END_DECLS
