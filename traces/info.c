@@ -164,14 +164,12 @@ kinds_by_name (int order[SIM_TRACE_N_KINDS])
       }
 }
 
-char *
-sim_trace_info_json (SimTraceInfo *info)
+void
+sim_trace_info_write_json (SimTraceInfo *info, SimJson *jp)
 {
   const SimTraceStats *s = sim_trace_reader_stats (info->reader);
   const SimAccountCounts *c = sim_trace_account_counts (info->account);
-  GString *out = g_string_new (NULL);
-  SimJson j;
-  sim_json_init (&j, out);
+#define j (*jp)
   sim_json_begin_object (&j);
   sim_json_key (&j, "format");
   sim_json_string (&j, sim_trace_format_name (sim_trace_reader_format (info->reader)));
@@ -254,6 +252,16 @@ sim_trace_info_json (SimTraceInfo *info)
   free_named (caches);
   sim_json_end_object (&j);
   sim_json_end_object (&j);
+#undef j
+}
+
+char *
+sim_trace_info_json (SimTraceInfo *info)
+{
+  GString *out = g_string_new (NULL);
+  SimJson j;
+  sim_json_init (&j, out);
+  sim_trace_info_write_json (info, &j);
   return g_string_free (out, FALSE);
 }
 

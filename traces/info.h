@@ -5,6 +5,7 @@
 
 #include "traces/reader.h"
 #include "traces/account.h"
+#include "traces/json.h"
 
 G_BEGIN_DECLS
 
@@ -17,6 +18,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTraceInfo, sim_trace_info_free)
 
 SimTraceReader *sim_trace_info_reader (SimTraceInfo *info);
 SimTraceAccount *sim_trace_info_account (SimTraceInfo *info);
+
+/* The summary as one JSON object written into @j (for reports that embed
+ * it, such as "slabsim run"'s "trace" key). */
+void sim_trace_info_write_json (SimTraceInfo *info, SimJson *j);
 
 /* The summary; free with g_free. */
 char *sim_trace_info_json (SimTraceInfo *info);

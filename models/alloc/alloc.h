@@ -142,6 +142,9 @@ typedef guint32 SimCacheId;
 #define SIM_SLAB_FREEPTR_OFFSET   (1u << 5)
 #define SIM_SLAB_ACCOUNT          (1u << 6)
 #define SIM_SLAB_PANIC            (1u << 7)
+/* Created with kmem_cache_create_usercopy (a usercopy region): such
+ * caches are never merged from 4.16 on (slab_unmergeable: s->usersize). */
+#define SIM_SLAB_USERCOPY         (1u << 8)
 
 typedef struct {
   const char *name;            /* "skbuff_head_cache" */

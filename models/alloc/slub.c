@@ -1458,6 +1458,17 @@ sim_slub_check (const SimSlub *m, GError **error)
 /* ------------------------------------------------------------------ */
 /* Creation                                                            */
 
+/* The name slabinfo shows: a merged cache (more than one user) by its
+ * unique id (":t-0000256"), any other cache by its own name — what
+ * rename_slabs() in tools/slub/slabinfo.c does without -f. */
+static char *
+display_name (SimSlub *m, const SimSlubCache *sc)
+{
+  if (sc->refcount > 1)
+    return sim_slub_cache_sysfs_name (m->set, sc);
+  return g_strdup (sc->name);
+}
+
 /* Place the kernel structures of a new cache: kmem_cache on node 0,
  * kmem_cache_node on each node, kmem_cache_cpu in each CPU's per-CPU
  * area (its node's static area). */
@@ -1476,7 +1487,7 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc)
     s->g.cpu_partial = s->g.cpu_partial_slabs = 0;
   if (m->p.min_partial >= 0)
     s->g.min_partial = (guint) m->p.min_partial;
-  s->name = sim_slub_cache_sysfs_name (m->set, sc);
+  s->name = display_name (m, sc);
   s->aliases = g_ptr_array_new_with_free_func (g_free);
   s->flags = sc->geo.flags;
 
@@ -1521,9 +1532,11 @@ cache_id (SimSlub *m, SlubCache *s)
 }
 
 static guint32
-slub_flags (guint32 f)
+slub_flags (const SimSlub *m, guint32 f)
 {
   guint32 r = 0;
+  if ((f & SIM_SLAB_USERCOPY) && m->era->id == SIM_SLUB_6_18)
+    r |= SIM_SLUB_NO_MERGE;
   if (f & SIM_SLAB_HWCACHE_ALIGN)
     r |= SIM_SLUB_HWCACHE_ALIGN;
   if (f & SIM_SLAB_TYPESAFE_BY_RCU)
@@ -1549,7 +1562,7 @@ sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError *
     .name = spec->name,
     .object_size = spec->object_size,
     .align = spec->align,
-    .flags = slub_flags (spec->flags),
+    .flags = slub_flags (m, spec->flags),
   };
   if ((spec->flags & SIM_SLAB_FREEPTR_OFFSET) && m->cfg.era->freeptr_offset_arg)
     args.freeptr_offset = 0;
@@ -1567,7 +1580,7 @@ sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError *
       g_ptr_array_add (s->aliases, g_strdup (spec->name));
       g_hash_table_insert (m->by_name, g_strdup (spec->name), s);
       g_free (s->name);
-      s->name = sim_slub_cache_sysfs_name (m->set, sc);
+      s->name = display_name (m, sc);
     }
   return cache_id (m, s);
 }

@@ -46,6 +46,7 @@ gboolean sim_cmd_machine  (int argc, char **argv, GError **error);
 gboolean sim_cmd_trace    (int argc, char **argv, GError **error);
 gboolean sim_cmd_geometry (int argc, char **argv, GError **error);
 gboolean sim_cmd_record   (int argc, char **argv, GError **error);
+gboolean sim_cmd_run      (int argc, char **argv, GError **error);
 /* "trace gen", dispatched from sim_cmd_trace's sub-verb table. */
 gboolean sim_cmd_trace_gen (int argc, char **argv, GError **error);
 

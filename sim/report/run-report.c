@@ -1,0 +1,514 @@
+/* run-report.c - text and JSON output of "slabsim run"; see run-report.h. */
+#include "sim/report/run-report.h"
+#include "traces/json.h"
+#include "slabsim-config.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Derived numbers, computed once for both renderers                   */
+
+static guint64
+level_accesses (const SimLevelStats *l)
+{
+  return l->accesses[SIM_ACC_READ] + l->accesses[SIM_ACC_WRITE] + l->accesses[SIM_ACC_RMW];
+}
+
+static guint64
+level_misses (const SimLevelStats *l)
+{
+  return l->misses[SIM_ACC_READ] + l->misses[SIM_ACC_WRITE] + l->misses[SIM_ACC_RMW];
+}
+
+static guint64
+pct_int (guint64 part, guint64 whole)
+{
+  /* slabinfo's %Fast: integer division, 0 for an empty denominator. */
+  return whole ? part * 100 / whole : 0;
+}
+
+static double
+mean (guint64 total, guint64 count)
+{
+  return count ? (double) total / (double) count : 0.0;
+}
+
+static char *
+lower (const char *s)
+{
+  return g_ascii_strdown (s, -1);
+}
+
+/* Caches in slabinfo -A order: most active first (alloc + free), then by
+ * name so ties are stable. */
+static gint
+cmp_activity (gconstpointer a, gconstpointer b)
+{
+  const SimAllocCacheRow *x = *(const SimAllocCacheRow *const *) a;
+  const SimAllocCacheRow *y = *(const SimAllocCacheRow *const *) b;
+  guint64 ax = x->alloc + x->free, ay = y->alloc + y->free;
+  if (ax != ay)
+    return ax > ay ? -1 : 1;
+  return strcmp (x->name, y->name);
+}
+
+static GPtrArray *
+active_rows (const SimReplayResult *res)
+{
+  GPtrArray *rows = g_ptr_array_new ();
+  for (guint i = 0; i < res->alloc.rows->len; i++)
+    {
+      SimAllocCacheRow *row = &g_array_index (res->alloc.rows, SimAllocCacheRow, i);
+      if (row->alloc + row->free > 0)
+        g_ptr_array_add (rows, row);
+    }
+  g_ptr_array_sort (rows, cmp_activity);
+  return rows;
+}
+
+static guint64
+total_bytes (const SimReplayResult *res)
+{
+  guint64 b = res->alloc.large_pages * 4096;
+  for (guint i = 0; i < res->alloc.rows->len; i++)
+    b += g_array_index (res->alloc.rows, SimAllocCacheRow, i).bytes;
+  return b;
+}
+
+/* The metrics of the side-by-side comparison, in one table so the text
+ * and the order cannot drift. */
+typedef struct {
+  const char *name;
+  double (*get) (const SimReplayResult *r);
+  int decimals;
+} Metric;
+
+static double m_alloc_mean (const SimReplayResult *r) { return mean (r->alloc_cycles.total, r->alloc_cycles.count); }
+static double m_free_mean (const SimReplayResult *r) { return mean (r->free_cycles.total, r->free_cycles.count); }
+static double m_alloc_p99 (const SimReplayResult *r) { return (double) sim_cycle_hist_percentile (&r->alloc_cycles, 99); }
+static double m_free_p99 (const SimReplayResult *r) { return (double) sim_cycle_hist_percentile (&r->free_cycles, 99); }
+static double m_op_cycles (const SimReplayResult *r) { return (double) (r->alloc_cycles.total + r->free_cycles.total); }
+static double m_l1_miss (const SimReplayResult *r) { return (double) level_misses (&r->mem.level[0]); }
+static double m_l1_acc (const SimReplayResult *r) { return (double) level_accesses (&r->mem.level[0]); }
+static double m_hitm (const SimReplayResult *r) { return (double) r->mem.hitm; }
+static double m_lock_wait (const SimReplayResult *r) { return (double) r->lock_wait_cycles; }
+static double m_sim_cycles (const SimReplayResult *r) { return (double) r->sim_cycles; }
+static double m_page_allocs (const SimReplayResult *r) { return (double) r->pages.alloc; }
+static double m_zone_lock (const SimReplayResult *r) { return (double) r->pages.zone_lock_acquisitions; }
+static double m_footprint_kb (const SimReplayResult *r) { return (double) total_bytes (r) / 1024.0; }
+
+static double
+m_fast_alloc (const SimReplayResult *r)
+{
+  guint64 a = 0, f = 0;
+  for (guint i = 0; i < r->alloc.rows->len; i++)
+    {
+      const SimAllocCacheRow *row = &g_array_index (r->alloc.rows, SimAllocCacheRow, i);
+      a += row->alloc;
+      f += row->alloc_fast;
+    }
+  return a ? 100.0 * (double) f / (double) a : 0.0;
+}
+
+static double
+m_fast_free (const SimReplayResult *r)
+{
+  guint64 a = 0, f = 0;
+  for (guint i = 0; i < r->alloc.rows->len; i++)
+    {
+      const SimAllocCacheRow *row = &g_array_index (r->alloc.rows, SimAllocCacheRow, i);
+      a += row->free;
+      f += row->free_fast;
+    }
+  return a ? 100.0 * (double) f / (double) a : 0.0;
+}
+
+static const Metric metrics[] = {
+  { "alloc cycles/op",        m_alloc_mean,   1 },
+  { "free cycles/op",         m_free_mean,    1 },
+  { "alloc cycles p99",       m_alloc_p99,    0 },
+  { "free cycles p99",        m_free_p99,     0 },
+  { "allocator cycles",       m_op_cycles,    0 },
+  { "alloc fastpath %",       m_fast_alloc,   1 },
+  { "free fastpath %",        m_fast_free,    1 },
+  { "L1d accesses",           m_l1_acc,       0 },
+  { "L1d misses",             m_l1_miss,      0 },
+  { "HITM transfers",         m_hitm,         0 },
+  { "lock wait cycles",       m_lock_wait,    0 },
+  { "page allocations",       m_page_allocs,  0 },
+  { "zone lock acquisitions", m_zone_lock,    0 },
+  { "slab memory KiB",        m_footprint_kb, 0 },
+  { "simulated cycles",       m_sim_cycles,   0 },
+};
+
+/* ------------------------------------------------------------------ */
+/* Text                                                                */
+
+static void
+text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
+{
+  g_string_append_printf (o, "\n== %s@%s (%s)\n\n", res->allocator, res->kernel, res->params);
+  g_string_append_printf (o, "%-21s %8s %10s %10s %3s %3s %5s %1s\n",
+                          "Name", "Objects", "Alloc", "Free", "%Fa", "st", "Fallb", "O");
+  GPtrArray *rows = active_rows (res);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const SimAllocCacheRow *row = g_ptr_array_index (rows, i);
+      g_string_append_printf (o, "%-21s %8" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %10"
+                              G_GUINT64_FORMAT " %3" G_GUINT64_FORMAT " %3" G_GUINT64_FORMAT
+                              " %5" G_GUINT64_FORMAT " %1u\n",
+                              row->name, row->objects, row->alloc, row->free,
+                              pct_int (row->alloc_fast, row->alloc),
+                              pct_int (row->free_fast, row->free), row->order_fallback,
+                              row->order);
+    }
+  g_ptr_array_unref (rows);
+
+  g_string_append_printf (o, "\n%-24s %14s %14s %7s\n", "Memory hierarchy", "accesses", "misses", "miss%");
+  for (guint l = 0; l < r->machine->n_levels; l++)
+    {
+      guint64 a = level_accesses (&res->mem.level[l]), m = level_misses (&res->mem.level[l]);
+      g_string_append_printf (o, "  %-22s %14" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " %6.2f%%\n",
+                              r->machine->levels[l].name, a, m, a ? 100.0 * (double) m / (double) a : 0.0);
+    }
+  g_string_append_printf (o, "  %-22s %14" G_GUINT64_FORMAT " local, %" G_GUINT64_FORMAT " remote\n",
+                          "DRAM", res->mem.dram_local, res->mem.dram_remote);
+  g_string_append_printf (o, "  %-22s %" G_GUINT64_FORMAT " invalidations, %" G_GUINT64_FORMAT
+                          " HITM, %" G_GUINT64_FORMAT " cross-socket\n", "coherence",
+                          res->mem.invalidations_sent, res->mem.hitm, res->mem.cross_socket);
+  g_string_append (o, "  L1d misses by structure:");
+  for (guint c = 0; c < SIM_MEM_N_CLASSES; c++)
+    if (res->mem.class_misses[c][0])
+      g_string_append_printf (o, " %s %" G_GUINT64_FORMAT, sim_mem_class_name (c),
+                              res->mem.class_misses[c][0]);
+  g_string_append_c (o, '\n');
+  if (res->mem_per_cpu)
+    for (guint cpu = 0; cpu < res->n_cpus; cpu++)
+      {
+        const SimCpuMemStats *cs = &res->mem_per_cpu[cpu];
+        if (level_accesses (&cs->level[0]) == 0)
+          continue;
+        g_string_append_printf (o, "  cpu%-3u L1d %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+                                " misses, %" G_GUINT64_FORMAT " HITM\n", cpu,
+                                level_misses (&cs->level[0]), level_accesses (&cs->level[0]), cs->hitm);
+      }
+
+  g_string_append_printf (o, "\nPage allocator: %" G_GUINT64_FORMAT " allocs, %" G_GUINT64_FORMAT
+                          " frees, %" G_GUINT64_FORMAT " pcp hits; zone lock %" G_GUINT64_FORMAT
+                          " acquisitions, %" G_GUINT64_FORMAT " cycles waited\n",
+                          res->pages.alloc, res->pages.free, res->pages.pcp_hits,
+                          res->pages.zone_lock_acquisitions, res->pages.zone_lock_wait_cycles);
+  g_string_append_printf (o, "Timing: %" G_GUINT64_FORMAT " allocs at %.1f cycles (p99 %" G_GUINT64_FORMAT
+                          "), %" G_GUINT64_FORMAT " frees at %.1f cycles (p99 %" G_GUINT64_FORMAT
+                          "); lock waits %" G_GUINT64_FORMAT " cycles; simulated %" G_GUINT64_FORMAT
+                          " cycles\n",
+                          res->alloc_cycles.count, mean (res->alloc_cycles.total, res->alloc_cycles.count),
+                          sim_cycle_hist_percentile (&res->alloc_cycles, 99),
+                          res->free_cycles.count, mean (res->free_cycles.total, res->free_cycles.count),
+                          sim_cycle_hist_percentile (&res->free_cycles, 99),
+                          res->lock_wait_cycles, res->sim_cycles);
+  g_string_append_printf (o, "Replay: %" G_GUINT64_FORMAT " allocs, %" G_GUINT64_FORMAT " frees, %"
+                          G_GUINT64_FORMAT " implicit frees; skipped %" G_GUINT64_FORMAT
+                          " failed allocs, %" G_GUINT64_FORMAT " NULL frees, %" G_GUINT64_FORMAT
+                          " unknown frees\n",
+                          res->allocs_replayed, res->frees_replayed, res->implicit_frees_replayed,
+                          res->skipped_failed_allocs, res->skipped_null_frees,
+                          res->skipped_unknown_frees);
+}
+
+static void
+fmt_num (char *buf, gsize n, double v, int decimals)
+{
+  g_ascii_formatd (buf, n, decimals ? "%.1f" : "%.0f", v);
+}
+
+char *
+sim_run_report_text (const SimRunReport *r)
+{
+  GString *o = g_string_new (NULL);
+  g_string_append_printf (o, "slabsim run: %s on %s (%u CPUs), %s replay, touch %s\n", r->trace,
+                          r->machine->name, r->machine->n_cpus,
+                          r->opt->mode == SIM_REPLAY_TIMED ? "timed" : "ordered",
+                          r->opt->touch == SIM_TOUCH_NONE ? "none"
+                          : r->opt->touch == SIM_TOUCH_LINE ? "line" : "object");
+  for (guint i = 0; i < r->n_results; i++)
+    text_one (o, r, &r->results[i]);
+
+  if (r->n_results > 1)
+    {
+      /* LKP-style: each allocator's value and its %change against the
+       * first. */
+      g_string_append_printf (o, "\n%-24s", "Comparison");
+      for (guint i = 0; i < r->n_results; i++)
+        {
+          g_autofree char *label = g_strdup_printf ("%s@%s", r->results[i].allocator, r->results[i].kernel);
+          g_string_append_printf (o, " %16s", label);
+          if (i > 0)
+            g_string_append_printf (o, " %8s", "%change");
+        }
+      g_string_append_c (o, '\n');
+      for (guint k = 0; k < G_N_ELEMENTS (metrics); k++)
+        {
+          g_string_append_printf (o, "%-24s", metrics[k].name);
+          double base = metrics[k].get (&r->results[0]);
+          for (guint i = 0; i < r->n_results; i++)
+            {
+              char buf[G_ASCII_DTOSTR_BUF_SIZE];
+              double v = metrics[k].get (&r->results[i]);
+              fmt_num (buf, sizeof buf, v, metrics[k].decimals);
+              g_string_append_printf (o, " %16s", buf);
+              if (i > 0)
+                {
+                  if (base != 0.0)
+                    {
+                      char pc[G_ASCII_DTOSTR_BUF_SIZE + 1];
+                      g_ascii_formatd (pc, sizeof pc - 1, "%+.1f", 100.0 * (v - base) / base);
+                      strcat (pc, "%");
+                      g_string_append_printf (o, " %8s", pc);
+                    }
+                  else
+                    g_string_append_printf (o, " %8s", "-");
+                }
+            }
+          g_string_append_c (o, '\n');
+        }
+    }
+  return g_string_free (o, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+
+static void
+json_params (SimJson *j, const char *params)
+{
+  sim_json_begin_object (j);
+  g_auto (GStrv) parts = g_strsplit (params ? params : "", ",", -1);
+  for (guint i = 0; parts[i]; i++)
+    {
+      if (*parts[i] == '\0')
+        continue;
+      char *eq = strchr (parts[i], '=');
+      if (eq)
+        {
+          *eq = '\0';
+          sim_json_key (j, parts[i]);
+          sim_json_string (j, eq + 1);
+        }
+      else
+        {
+          sim_json_key (j, parts[i]);
+          sim_json_bool (j, TRUE);
+        }
+    }
+  sim_json_end_object (j);
+}
+
+static void
+json_level (SimJson *j, const SimLevelStats *l)
+{
+  sim_json_begin_object (j);
+  sim_json_key (j, "accesses");
+  sim_json_uint (j, level_accesses (l));
+  sim_json_key (j, "misses");
+  sim_json_uint (j, level_misses (l));
+  sim_json_key (j, "read_misses");
+  sim_json_uint (j, l->misses[SIM_ACC_READ]);
+  sim_json_key (j, "write_misses");
+  sim_json_uint (j, l->misses[SIM_ACC_WRITE] + l->misses[SIM_ACC_RMW]);
+  sim_json_key (j, "writebacks");
+  sim_json_uint (j, l->writebacks);
+  sim_json_end_object (j);
+}
+
+static void
+json_memory (SimJson *j, const SimMachine *m, const SimCpuMemStats *s)
+{
+  sim_json_begin_object (j);
+  for (guint l = 0; l < m->n_levels; l++)
+    {
+      g_autofree char *k = lower (m->levels[l].name);
+      sim_json_key (j, k);
+      json_level (j, &s->level[l]);
+    }
+  sim_json_key (j, "dram");
+  sim_json_begin_object (j);
+  sim_json_key (j, "local");
+  sim_json_uint (j, s->dram_local);
+  sim_json_key (j, "remote");
+  sim_json_uint (j, s->dram_remote);
+  sim_json_end_object (j);
+  sim_json_key (j, "coherence");
+  sim_json_begin_object (j);
+  sim_json_key (j, "invalidations");
+  sim_json_uint (j, s->invalidations_sent);
+  sim_json_key (j, "back_invalidations");
+  sim_json_uint (j, s->back_invalidations);
+  sim_json_key (j, "hitm");
+  sim_json_uint (j, s->hitm);
+  sim_json_key (j, "cross_socket");
+  sim_json_uint (j, s->cross_socket);
+  sim_json_end_object (j);
+  sim_json_key (j, "by_structure");
+  sim_json_begin_object (j);
+  for (guint c = 0; c < SIM_MEM_N_CLASSES; c++)
+    {
+      sim_json_key (j, sim_mem_class_name (c));
+      sim_json_begin_object (j);
+      for (guint l = 0; l < m->n_levels; l++)
+        {
+          g_autofree char *k = lower (m->levels[l].name);
+          sim_json_key (j, k);
+          sim_json_uint (j, s->class_misses[c][l]);
+        }
+      sim_json_end_object (j);
+    }
+  sim_json_end_object (j);
+  sim_json_end_object (j);
+}
+
+static void
+json_result (SimJson *j, const SimRunReport *r, const SimReplayResult *res)
+{
+  sim_json_begin_object (j);
+  sim_json_key (j, "allocator");
+  sim_json_string (j, res->allocator);
+  sim_json_key (j, "kernel");
+  sim_json_string (j, res->kernel);
+  sim_json_key (j, "params");
+  json_params (j, res->params);
+
+  sim_json_key (j, "caches");
+  sim_json_begin_array (j);
+  for (guint i = 0; i < res->alloc.rows->len; i++)
+    {
+      const SimAllocCacheRow *row = &g_array_index (res->alloc.rows, SimAllocCacheRow, i);
+      sim_json_begin_object (j);
+      sim_json_key (j, "name");
+      sim_json_string (j, row->name);
+      sim_json_key (j, "aliases");
+      sim_json_begin_array (j);
+      for (char **a = row->aliases; a && *a; a++)
+        sim_json_string (j, *a);
+      sim_json_end_array (j);
+#define U(k, v) sim_json_key (j, k); sim_json_uint (j, v)
+      U ("object_size", row->object_size);
+      U ("slab_size", row->slab_size);
+      U ("order", row->order);
+      U ("objs_per_slab", row->objs_per_slab);
+      U ("alloc", row->alloc);
+      U ("free", row->free);
+      U ("alloc_fast_pct", pct_int (row->alloc_fast, row->alloc));
+      U ("free_fast_pct", pct_int (row->free_fast, row->free));
+      U ("objects", row->objects);
+      U ("slabs", row->slabs);
+      U ("bytes", row->bytes);
+      sim_json_key (j, "stats");
+      sim_json_begin_object (j);
+      for (guint s = 0; s < row->n_stats; s++)
+        {
+          U (row->stat_names[s], row->stats[s]);
+        }
+      sim_json_end_object (j);
+      sim_json_end_object (j);
+    }
+  sim_json_end_array (j);
+
+  sim_json_key (j, "page_allocator");
+  sim_json_begin_object (j);
+#define PAGE_STAT_JSON(f, name) U (name, res->pages.f);
+  SIM_PAGE_STATS (PAGE_STAT_JSON)
+#undef PAGE_STAT_JSON
+  U ("large_kmalloc_pages", res->alloc.large_pages);
+  sim_json_end_object (j);
+
+  sim_json_key (j, "memory");
+  json_memory (j, r->machine, &res->mem);
+  if (res->mem_per_cpu)
+    {
+      sim_json_key (j, "memory_per_cpu");
+      sim_json_begin_array (j);
+      for (guint c = 0; c < res->n_cpus; c++)
+        json_memory (j, r->machine, &res->mem_per_cpu[c]);
+      sim_json_end_array (j);
+    }
+
+  sim_json_key (j, "footprint_bytes");
+  sim_json_uint (j, total_bytes (res));
+
+  sim_json_key (j, "timing");
+  sim_json_begin_object (j);
+  U ("sim_cycles", res->sim_cycles);
+  U ("alloc_cycles_total", res->alloc_cycles.total);
+  U ("free_cycles_total", res->free_cycles.total);
+  sim_json_key (j, "alloc_cycles_mean");
+  sim_json_double (j, mean (res->alloc_cycles.total, res->alloc_cycles.count), 2);
+  sim_json_key (j, "free_cycles_mean");
+  sim_json_double (j, mean (res->free_cycles.total, res->free_cycles.count), 2);
+  U ("alloc_cycles_p99", sim_cycle_hist_percentile (&res->alloc_cycles, 99));
+  U ("free_cycles_p99", sim_cycle_hist_percentile (&res->free_cycles, 99));
+  U ("lock_wait_cycles", res->lock_wait_cycles);
+  sim_json_end_object (j);
+
+  sim_json_key (j, "replay");
+  sim_json_begin_object (j);
+  U ("events", res->events);
+  U ("allocs", res->allocs_replayed);
+  U ("frees", res->frees_replayed);
+  U ("implicit_frees", res->implicit_frees_replayed);
+  U ("skipped_failed_allocs", res->skipped_failed_allocs);
+  U ("skipped_null_frees", res->skipped_null_frees);
+  U ("skipped_unknown_frees", res->skipped_unknown_frees);
+  U ("caches_created", res->caches_created);
+#undef U
+  sim_json_end_object (j);
+  sim_json_end_object (j);
+}
+
+char *
+sim_run_report_json (const SimRunReport *r)
+{
+  GString *o = g_string_new (NULL);
+  SimJson j;
+  sim_json_init (&j, o);
+  sim_json_begin_object (&j);
+  sim_json_key (&j, "tool");
+  sim_json_begin_object (&j);
+  sim_json_key (&j, "name");
+  sim_json_string (&j, "slabsim");
+  sim_json_key (&j, "version");
+  sim_json_string (&j, SLABSIM_VERSION);
+  sim_json_key (&j, "replay");
+  sim_json_string (&j, r->opt->mode == SIM_REPLAY_TIMED ? "timed" : "ordered");
+  sim_json_key (&j, "touch");
+  sim_json_string (&j, r->opt->touch == SIM_TOUCH_NONE ? "none"
+                   : r->opt->touch == SIM_TOUCH_LINE ? "line" : "object");
+  sim_json_end_object (&j);
+
+  sim_json_key (&j, "machine");
+  sim_json_begin_object (&j);
+  sim_json_key (&j, "name");
+  sim_json_string (&j, r->machine->name);
+  sim_json_key (&j, "cpus");
+  sim_json_uint (&j, r->machine->n_cpus);
+  sim_json_key (&j, "sockets");
+  sim_json_uint (&j, r->machine->sockets);
+  sim_json_key (&j, "numa");
+  sim_json_bool (&j, r->machine->numa);
+  sim_json_end_object (&j);
+
+  sim_json_key (&j, "trace");
+  if (r->info)
+    sim_trace_info_write_json (r->info, &j);
+  else
+    sim_json_null (&j);
+
+  sim_json_key (&j, "results");
+  sim_json_begin_array (&j);
+  for (guint i = 0; i < r->n_results; i++)
+    json_result (&j, r, &r->results[i]);
+  sim_json_end_array (&j);
+  sim_json_end_object (&j);
+  g_string_append_c (o, '\n');
+  return g_string_free (o, FALSE);
+}

@@ -1,0 +1,30 @@
+/* run-report.h - render the results of "slabsim run" as text or JSON.
+ *
+ * The replay (sim/run/replay.h) fills SimReplayResult; these functions only
+ * format it.  Text is fixed-width, fit for a mailing-list post: a slabinfo
+ * -AD style table per allocator (Name Objects Alloc Free %Fast Fallb O),
+ * the memory-hierarchy and page-allocator summaries, and with several
+ * allocators a side-by-side table with %change against the first.  JSON
+ * keys are stable: new keys may be added, none renamed (docs/run.md).
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/run/replay.h"
+#include "traces/info.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *trace;             /* path as given */
+  const SimMachine *machine;
+  const SimReplayOptions *opt;
+  SimTraceInfo *info;            /* may be NULL */
+  const SimReplayResult *results;
+  guint n_results;
+} SimRunReport;
+
+char *sim_run_report_text (const SimRunReport *r);
+char *sim_run_report_json (const SimRunReport *r);
+
+G_END_DECLS

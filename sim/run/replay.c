@@ -1,0 +1,475 @@
+/* replay.c - trace replay through one allocator model; see replay.h.
+ *
+ * What the replay decides, and why:
+ *  - Caches are created when the trace first names them, with the flags
+ *    their kernel gives them (sim/run/kernel-caches.c) and the object size
+ *    the event reports (bytes_req of kmem_cache_alloc is s->object_size).
+ *    Events without name= (kernels before 6.18 for kmem_cache_alloc) go
+ *    to a cache per object size, "unnamed-<bytes_req>".
+ *  - kmalloc events go through the model's own kmalloc (its size classes
+ *    and pass-through threshold), with bytes_req as the requested size.
+ *  - An allocation of a pointer that is still live means the kernel freed
+ *    it on an untraced path: the old object is freed first, on the
+ *    allocating CPU (traces/account.h, docs/traces.md).
+ *  - Failed allocations, kfree(NULL) and frees of objects allocated before
+ *    the trace started are not replayed; they are counted.
+ *  - Page-allocator events of the trace are not replayed: the model's
+ *    own page allocator serves the slabs, and other page users are outside
+ *    the allocator under test.
+ */
+#include "sim/run/replay.h"
+#include "sim/run/kernel-caches.h"
+#include "sim/core/errors.h"
+#include "models/alloc/alloc-spec.h"
+#include "traces/reader.h"
+#include "traces/account.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Cycle histograms: exact counts below 1024 cycles, then 64 buckets per
+ * power of two — deterministic, bounded, and within 1/64 above 1024. */
+
+#define HIST_EXACT 1024
+#define HIST_SUB   64
+#define HIST_LOGS  40
+#define HIST_N     (HIST_EXACT + HIST_LOGS * HIST_SUB)
+
+static void
+hist_init (SimCycleHist *h)
+{
+  memset (h, 0, sizeof *h);
+  h->buckets = g_new0 (guint64, HIST_N);
+}
+
+static guint
+hist_index (guint64 v)
+{
+  if (v < HIST_EXACT)
+    return (guint) v;
+  guint lg = g_bit_storage (v) - 1;          /* >= 10 */
+  guint sub = (guint) ((v >> (lg - 6)) & (HIST_SUB - 1));
+  guint idx = HIST_EXACT + (lg - 10) * HIST_SUB + sub;
+  return MIN (idx, HIST_N - 1);
+}
+
+static guint64
+hist_value (guint idx)
+{
+  if (idx < HIST_EXACT)
+    return idx;
+  guint lg = (idx - HIST_EXACT) / HIST_SUB + 10;
+  guint sub = (idx - HIST_EXACT) % HIST_SUB;
+  return ((guint64) 1 << lg) + ((guint64) sub << (lg - 6));
+}
+
+static void
+hist_add (SimCycleHist *h, guint64 v)
+{
+  h->count++;
+  h->total += v;
+  h->max = MAX (h->max, v);
+  h->buckets[hist_index (v)]++;
+}
+
+guint64
+sim_cycle_hist_percentile (const SimCycleHist *h, double pct)
+{
+  if (h->count == 0 || h->buckets == NULL)
+    return 0;
+  guint64 rank = (guint64) ((pct / 100.0) * (double) h->count + 0.999999);
+  if (rank == 0)
+    rank = 1;
+  guint64 seen = 0;
+  for (guint i = 0; i < HIST_N; i++)
+    {
+      seen += h->buckets[i];
+      if (seen >= rank)
+        return MIN (hist_value (i), h->max);
+    }
+  return h->max;
+}
+
+void
+sim_replay_result_clear (SimReplayResult *r)
+{
+  g_free (r->allocator);
+  g_free (r->kernel);
+  g_free (r->params);
+  sim_alloc_report_clear (&r->alloc);
+  g_free (r->mem_per_cpu);
+  g_free (r->alloc_cycles.buckets);
+  g_free (r->free_cycles.buckets);
+  memset (r, 0, sizeof *r);
+}
+
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  const SimReplayOptions *opt;
+  const SimAllocOps *ops;
+  gpointer model;
+  SimMemSys *mem;
+  SimPageAlloc *pages;
+  SimEngine *eng;
+  SimTraceReader *reader;
+  SimTraceAccount *acct;
+  GHashTable *addr_of;        /* trace ptr -> model address */
+  GHashTable *cache_of;       /* cache name -> SimCacheId + 1 */
+  guint64 first_ts;
+  gboolean have_first_ts;
+  SimTime last_start;         /* start of the previous operation (ordered replay) */
+  SimReplayResult *out;
+} Replay;
+
+static SimPageEra
+page_era_for (const char *kernel)
+{
+  if (kernel == NULL)
+    return SIM_PAGE_ERA_6_18;
+  if (g_str_has_prefix (kernel, "2.6.2") || g_str_has_prefix (kernel, "2.6.1"))
+    return SIM_PAGE_ERA_2_6_23;
+  if (g_str_has_prefix (kernel, "2.6.") || g_str_has_prefix (kernel, "3.")
+      || g_str_has_prefix (kernel, "4."))
+    return SIM_PAGE_ERA_2_6_32;
+  return SIM_PAGE_ERA_6_18;
+}
+
+static guint32
+model_gfp (guint32 trace_gfp)
+{
+  guint32 g = 0;
+  if (trace_gfp & SIM_GFP (ZERO))
+    g |= SIM_GFP_ZERO;
+  if (trace_gfp & SIM_GFP (DMA))
+    g |= SIM_GFP_DMA;
+  if (trace_gfp & SIM_GFP (THISNODE))
+    g |= SIM_GFP_THISNODE;
+  if (trace_gfp & SIM_GFP (RECLAIMABLE))
+    g |= SIM_GFP_RECLAIMABLE;
+  if (trace_gfp & SIM_GFP (ACCOUNT))
+    g |= SIM_GFP_ACCOUNT;
+  if (trace_gfp & (SIM_GFP (DIRECT_RECLAIM) | SIM_GFP (WAIT)))
+    g |= SIM_GFP_WAIT;
+  return g;
+}
+
+/* Timed replay: @cpu does not start the event before its timestamp. */
+static void
+op_sync_timed (Replay *rp, guint cpu, guint64 ts_ns)
+{
+  if (!rp->have_first_ts)
+    {
+      rp->first_ts = ts_ns;
+      rp->have_first_ts = TRUE;
+    }
+  guint64 rel = ts_ns >= rp->first_ts ? ts_ns - rp->first_ts : 0;
+  sim_engine_cpu_sync (rp->eng, cpu, (SimTime) ((double) rel * rp->opt->machine->frequency_ghz));
+}
+
+/* Start an operation on @cpu at its clock (replay_event has already
+ * synced the clock to the event in timed mode). */
+static void
+op_start (Replay *rp, SimOp *op, guint cpu, guint64 ts_ns)
+{
+  (void) ts_ns;
+  /* Ordered replay: the trace says this event happened after the previous
+   * one, so it cannot start before that one started.  Without this, CPU
+   * clocks drift apart and a lock released "late" by a busy CPU would
+   * make an idle CPU wait for time that never overlapped. */
+  if (rp->opt->mode == SIM_REPLAY_ORDERED)
+    sim_engine_cpu_sync (rp->eng, cpu, rp->last_start);
+  sim_op_begin (op, rp->mem, cpu, sim_engine_cpu_clock (rp->eng, cpu));
+  rp->last_start = op->t;
+}
+
+static void
+op_finish (Replay *rp, SimOp *op, SimCycleHist *hist)
+{
+  guint64 c = sim_op_cycles (op);
+  sim_engine_cpu_advance (rp->eng, op->cpu, c);
+  rp->out->lock_wait_cycles += op->cost.lock_wait;
+  if (hist)
+    hist_add (hist, c);
+}
+
+static void
+touch_object (Replay *rp, SimOp *op, SimAddr addr, gsize size, SimAccKind kind)
+{
+  switch (rp->opt->touch)
+    {
+    case SIM_TOUCH_NONE:
+      break;
+    case SIM_TOUCH_LINE:
+      sim_op_access (op, addr, (guint32) MIN (size, 8), kind, SIM_MEM_OBJECT);
+      break;
+    case SIM_TOUCH_OBJECT:
+      sim_op_touch_range (op, addr, size, kind, SIM_MEM_OBJECT);
+      break;
+    }
+}
+
+static gboolean
+replay_free (Replay *rp, guint cpu, guint64 ts, guint64 ptr, guint64 bytes, gboolean implicit,
+             GError **error)
+{
+  gpointer addrp;
+  if (!g_hash_table_steal_extended (rp->addr_of, GSIZE_TO_POINTER (ptr), NULL, &addrp))
+    return TRUE;       /* an allocation the replay skipped */
+  SimAddr addr = (SimAddr) GPOINTER_TO_SIZE (addrp);
+  SimOp op;
+  op_start (rp, &op, cpu, ts);
+  /* The caller reads the object before freeing it. */
+  touch_object (rp, &op, addr, bytes, SIM_ACC_READ);
+  if (!rp->ops->free (rp->model, &op, addr))
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                   "%s: free of %#" G_GINT64_MODIFIER "x that the model does not own",
+                   rp->ops->name, addr);
+      return FALSE;
+    }
+  op_finish (rp, &op, &rp->out->free_cycles);
+  if (implicit)
+    rp->out->implicit_frees_replayed++;
+  else
+    rp->out->frees_replayed++;
+  return TRUE;
+}
+
+static SimCacheId
+cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  char buf[64];
+  const char *name = ev->cache_id ? sim_trace_reader_string (rp->reader, ev->cache_id) : NULL;
+  if (name == NULL || *name == '\0')
+    {
+      g_snprintf (buf, sizeof buf, "unnamed-%" G_GUINT64_FORMAT, ev->bytes_req);
+      name = buf;
+    }
+  gpointer v = g_hash_table_lookup (rp->cache_of, name);
+  if (v)
+    return GPOINTER_TO_UINT (v) - 1;
+
+  const SimKernelCache *kc = sim_kernel_cache_lookup (name);
+  SimCacheSpec spec = {
+    .name = name,
+    .object_size = (guint32) (ev->bytes_req ? ev->bytes_req : ev->bytes_alloc),
+    .align = kc ? kc->align : 0,
+    .flags = kc ? kc->flags : 0,
+  };
+  /* Cache creation happens at boot, before the trace: its cost is not
+   * charged to any CPU's clock. */
+  SimOp op;
+  sim_op_begin (&op, rp->mem, 0, 0);
+  GError *local = NULL;
+  SimCacheId id = rp->ops->cache_create (rp->model, &op, &spec, &local);
+  if (id == SIM_CACHE_NONE)
+    {
+      g_propagate_prefixed_error (error, local, "%s:%" G_GUINT64_FORMAT ": cache %s: ",
+                                  sim_trace_reader_name (rp->reader), ev->line, name);
+      return SIM_CACHE_NONE;
+    }
+  g_hash_table_insert (rp->cache_of, g_strdup (name), GUINT_TO_POINTER (id + 1));
+  rp->out->caches_created++;
+  return id;
+}
+
+static gboolean
+replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  SimAccountResult res;
+  sim_trace_account_event (rp->acct, ev, &res);
+  gboolean is_alloc = sim_trace_kind_is_slab_alloc (ev->kind);
+  gboolean is_free = sim_trace_kind_is_slab_free (ev->kind);
+  if (!is_alloc && !is_free)
+    return TRUE;
+  rp->out->events++;
+  if (ev->cpu < 0 || (guint) ev->cpu >= rp->opt->machine->n_cpus)
+    {
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                   "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but machine %s has %u CPUs "
+                   "(choose a machine with more CPUs)",
+                   sim_trace_reader_name (rp->reader), ev->line, ev->cpu,
+                   rp->opt->machine->name, rp->opt->machine->n_cpus);
+      return FALSE;
+    }
+  guint cpu = (guint) ev->cpu;
+  /* Periodic work of the model (SLAB's cache_reap, SLQB's trim) whose
+   * time has come on this CPU's clock runs first. */
+  if (rp->opt->mode == SIM_REPLAY_TIMED)
+    op_sync_timed (rp, cpu, ev->ts_ns);
+  sim_engine_run (rp->eng, sim_engine_cpu_clock (rp->eng, cpu));
+
+  if (is_free)
+    {
+      switch (res.free_class)
+        {
+        case SIM_FREE_NULL:
+          rp->out->skipped_null_frees++;
+          return TRUE;
+        case SIM_FREE_UNKNOWN:
+          rp->out->skipped_unknown_frees++;
+          return TRUE;
+        default:
+          return replay_free (rp, cpu, ev->ts_ns, ev->ptr, res.freed.bytes_alloc, FALSE, error);
+        }
+    }
+
+  if (res.implicit
+      && !replay_free (rp, cpu, ev->ts_ns, res.implicit_old.ptr, res.implicit_old.bytes_alloc,
+                       TRUE, error))
+    return FALSE;
+  if (ev->ptr == 0)
+    {
+      rp->out->skipped_failed_allocs++;
+      return TRUE;
+    }
+
+  gint node = ev->node >= 0 ? ev->node : SIM_NUMA_NO_NODE;
+  guint32 gfp = model_gfp (ev->gfp);
+  SimCacheId id = SIM_CACHE_NONE;
+  if (!sim_trace_kind_is_kmalloc (ev->kind))
+    {
+      id = cache_for (rp, ev, error);
+      if (id == SIM_CACHE_NONE)
+        return FALSE;
+    }
+  SimOp op;
+  op_start (rp, &op, cpu, ev->ts_ns);
+  SimAddr addr = id == SIM_CACHE_NONE
+    ? rp->ops->kmalloc (rp->model, &op, ev->bytes_req, node, gfp)
+    : rp->ops->cache_alloc (rp->model, &op, id, node, gfp);
+  if (addr == 0)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
+                   "%s:%" G_GUINT64_FORMAT ": simulated memory exhausted (%s, %" G_GUINT64_FORMAT
+                   " bytes); the machine's memory per node is too small for this trace",
+                   sim_trace_reader_name (rp->reader), ev->line, rp->ops->name, ev->bytes_req);
+      return FALSE;
+    }
+  touch_object (rp, &op, addr, ev->bytes_req, SIM_ACC_WRITE);
+  op_finish (rp, &op, &rp->out->alloc_cycles);
+  g_hash_table_insert (rp->addr_of, GSIZE_TO_POINTER (ev->ptr), GSIZE_TO_POINTER (addr));
+  rp->out->allocs_replayed++;
+  return TRUE;
+}
+
+static gboolean
+run_check (Replay *rp, GError **error)
+{
+  if (!rp->ops->check (rp->model, error))
+    return FALSE;
+  return sim_page_check (rp->pages, error);
+}
+
+gboolean
+sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions *opt,
+                SimReplayResult *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  hist_init (&out->alloc_cycles);
+  hist_init (&out->free_cycles);
+  sim_alloc_report_init (&out->alloc);
+
+  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, error);
+  if (spec == NULL)
+    return FALSE;
+  const SimAllocOps *ops = sim_alloc_model_lookup (spec->name);
+  if (ops == NULL)
+    {
+      GString *names = g_string_new (NULL);
+      for (const SimAllocOps *const *o = sim_alloc_models (); *o; o++)
+        g_string_append_printf (names, "%s%s", names->len ? ", " : "", (*o)->name);
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "unknown allocator \"%s\" (known: %s)", spec->name, names->str);
+      g_string_free (names, TRUE);
+      return FALSE;
+    }
+
+  Replay rp = { .opt = opt, .ops = ops, .out = out };
+  gboolean ok = FALSE;
+  const SimMachine *m = opt->machine;
+  rp.mem = sim_memsys_new (m, error);
+  if (rp.mem == NULL)
+    goto done;
+  rp.eng = sim_engine_new (m->n_cpus);
+  SimAllocEnv env = { .machine = m, .mem = rp.mem, .eng = rp.eng, .n_cpus = m->n_cpus,
+                      .seed = m->seed };
+  SimPageParams pp = { .era = page_era_for (spec->kernel ? spec->kernel : ops->kernels[0]),
+                       .managed_bytes = 0 };
+  rp.pages = sim_page_alloc_new (m, rp.mem, &pp, error);
+  if (rp.pages == NULL)
+    goto done;
+  env.pages = rp.pages;
+  rp.model = ops->create (spec, &env, error);
+  if (rp.model == NULL)
+    goto done;
+  out->allocator = g_strdup (ops->name);
+  out->kernel = g_strdup (ops->kernel (rp.model));
+  out->params = ops->params (rp.model);
+
+  rp.reader = sim_trace_reader_open (trace, error);
+  if (rp.reader == NULL)
+    goto done;
+  sim_trace_reader_set_lenient (rp.reader, opt->lenient);
+  rp.acct = sim_trace_account_new ();
+  rp.addr_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp.cache_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  SimTraceEvent ev;
+  GError *local = NULL;
+  while (sim_trace_reader_next (rp.reader, &ev, &local))
+    {
+      if (!replay_event (&rp, &ev, &local))
+        break;
+      if (opt->check && opt->check_every && out->events % opt->check_every == 0
+          && !run_check (&rp, &local))
+        {
+          g_prefix_error (&local, "%s:%" G_GUINT64_FORMAT ": invariant check: ",
+                          sim_trace_reader_name (rp.reader), ev.line);
+          break;
+        }
+    }
+  if (local)
+    {
+      g_propagate_error (error, local);
+      goto done;
+    }
+  if (opt->check && !run_check (&rp, error))
+    {
+      g_prefix_error (error, "%s: invariant check at the end: ", trace);
+      goto done;
+    }
+
+  ops->report (rp.model, &out->alloc);
+  sim_memsys_total_stats (rp.mem, &out->mem);
+  out->n_cpus = m->n_cpus;
+  if (opt->per_cpu)
+    {
+      out->mem_per_cpu = g_new (SimCpuMemStats, m->n_cpus);
+      for (guint c = 0; c < m->n_cpus; c++)
+        out->mem_per_cpu[c] = *sim_memsys_cpu_stats (rp.mem, c);
+    }
+  out->pages = *sim_page_stats (rp.pages);
+  out->sim_cycles = sim_engine_max_clock (rp.eng);
+  ok = TRUE;
+
+done:
+  if (rp.cache_of)
+    g_hash_table_destroy (rp.cache_of);
+  if (rp.addr_of)
+    g_hash_table_destroy (rp.addr_of);
+  if (rp.acct)
+    sim_trace_account_free (rp.acct);
+  if (rp.reader)
+    sim_trace_reader_free (rp.reader);
+  if (rp.model)
+    ops->destroy (rp.model);
+  if (rp.pages)
+    sim_page_alloc_free (rp.pages);
+  if (rp.eng)
+    sim_engine_free (rp.eng);
+  if (rp.mem)
+    sim_memsys_free (rp.mem);
+  return ok;
+}

@@ -1,0 +1,77 @@
+/* replay.h - replay a kmem trace through one allocator model on a fresh
+ * machine ("slabsim run").
+ *
+ * Data flow: the trace reader yields events; the accounting
+ * (traces/account.h) says what each one means (a free of a live object, an
+ * implicit free of a pointer allocated again, a NULL or unknown free); the
+ * replay maps the trace's pointers to the model's simulated addresses and
+ * calls the model on the event's CPU.  Each call runs as a SimOp starting
+ * at that CPU's clock; its cost (instructions, memory latency from the
+ * cache model, lock waits) advances the clock.
+ *
+ *   ordered  events are applied in trace order, each on its CPU's clock,
+ *            which advances only by the cost of that CPU's operations.
+ *   timed    an event is not applied before its trace timestamp (converted
+ *            to cycles at the machine's frequency): a CPU idles until then.
+ */
+#pragma once
+
+#include <glib.h>
+#include "models/alloc/alloc.h"
+#include "models/page/page-alloc.h"
+#include "sim/config/machine.h"
+
+G_BEGIN_DECLS
+
+typedef enum { SIM_REPLAY_ORDERED, SIM_REPLAY_TIMED } SimReplayMode;
+
+typedef struct {
+  const SimMachine *machine;
+  SimReplayMode     mode;
+  SimTouch          touch;
+  guint64           check_every;   /* run the invariant checker every N events; 0 = only at the end */
+  gboolean          check;         /* run it at all */
+  gboolean          per_cpu;       /* keep per-CPU memory counters in the result */
+  gboolean          lenient;       /* skip malformed trace lines */
+} SimReplayOptions;
+
+/* Cycle distribution of one kind of operation. */
+typedef struct {
+  guint64 count;
+  guint64 total;
+  guint64 max;
+  guint64 *buckets;               /* see replay.c: exact below 1024, then 1/64 steps */
+} SimCycleHist;
+
+guint64 sim_cycle_hist_percentile (const SimCycleHist *h, double pct);
+
+typedef struct {
+  char *allocator;                /* "slub" */
+  char *kernel;                   /* "2.6.34" */
+  char *params;                   /* canonical "key=value,..." */
+  SimAllocReport alloc;
+  SimCpuMemStats mem;             /* summed over CPUs */
+  SimCpuMemStats *mem_per_cpu;    /* [n_cpus] when per_cpu */
+  guint n_cpus;
+  SimPageStats pages;
+  guint64 sim_cycles;             /* the largest CPU clock at the end */
+  SimCycleHist alloc_cycles;
+  SimCycleHist free_cycles;
+  guint64 lock_wait_cycles;
+  /* What the replay did with the trace's events. */
+  guint64 events;
+  guint64 allocs_replayed, frees_replayed, implicit_frees_replayed;
+  guint64 skipped_failed_allocs, skipped_null_frees, skipped_unknown_frees;
+  guint64 caches_created;
+} SimReplayResult;
+
+void sim_replay_result_clear (SimReplayResult *r);
+
+/* Replay @trace through the allocator @spec ("slub@2.6.34:slub_max_order=3").
+ * Errors: the trace's (SIM_TRACE_ERROR), the spec's (SIM_USAGE_ERROR /
+ * SIM_MODEL_ERROR_INVALID_PARAM), a broken invariant (SIM_MODEL_ERROR). */
+gboolean sim_replay_run (const char *trace, const char *spec,
+                         const SimReplayOptions *opt, SimReplayResult *out,
+                         GError **error);
+
+G_END_DECLS
