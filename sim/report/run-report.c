@@ -148,8 +148,8 @@ static void
 text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
 {
   g_string_append_printf (o, "\n== %s@%s (%s)\n\n", res->allocator, res->kernel, res->params);
-  g_string_append_printf (o, "%-21s %8s %10s %10s %3s %3s %5s %1s\n",
-                          "Name", "Objects", "Alloc", "Free", "%Fa", "st", "Fallb", "O");
+  g_string_append_printf (o, "%-21s %8s %10s %10s %-7s %5s %1s\n",
+                          "Name", "Objects", "Alloc", "Free", "%Fast", "Fallb", "O");
   GPtrArray *rows = active_rows (res);
   for (guint i = 0; i < rows->len; i++)
     {
