@@ -194,6 +194,7 @@ struct _SimGen {
   guint64 *node_next_pfn;
   GArray *free_pages[11]; /* per order LIFO of pfns (node-agnostic) */
   int next_pid;
+  guint finished;         /* tasks done but still in g->tasks */
   SimGenStats stats;
   GOutputStream *body;
   GString *line;
@@ -667,7 +668,10 @@ run_task (SimGen *g, SimGenTask *t)
 {
   SimGenStep r = t->step (g, t);
   if (r == SIM_GEN_DONE)
-    t->done = TRUE;
+    {
+      t->done = TRUE;
+      g->finished++;
+    }
   return r;
 }
 
@@ -735,11 +739,12 @@ schedule (SimGen *g, GError **error)
               return FALSE;
             }
         }
-      /* Drop finished tasks now and then (order kept for round-robin). */
-      if (g->tasks->len > 0)
+      /* Drop finished tasks (order kept for round-robin). */
+      if (g->finished > 0)
         for (guint i = g->tasks->len; i-- > 0;)
           if (((SimGenTask *) g_ptr_array_index (g->tasks, i))->done)
             g_ptr_array_remove_index (g->tasks, i);
+      g->finished = 0;
       guint64 limit = G_MAXUINT64;
       for (guint i = 0; i < g->ncpus; i++)
         limit = MIN (limit, g->cpus[i].clock);
@@ -904,10 +909,16 @@ sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
       gen_free (g);
       return FALSE;
     }
-  g->body = g_io_stream_get_output_stream (G_IO_STREAM (tmpio));
+  /* one write(2) per line would dominate the run time */
+  g->body = g_buffered_output_stream_new_sized (
+    g_io_stream_get_output_stream (G_IO_STREAM (tmpio)), 1 << 16);
+  g_filter_output_stream_set_close_base_stream (G_FILTER_OUTPUT_STREAM (g->body), FALSE);
   g_autofree char *tmpl = g_file_get_path (tmp);
 
   gboolean ok = w->setup (g, &g->opts, error) && schedule (g, error);
+  if (ok)
+    ok = g_output_stream_close (g->body, NULL, error);
+  g_clear_object (&g->body);
   if (ok)
     ok = g_io_stream_close (G_IO_STREAM (tmpio), NULL, error);
   if (ok)
