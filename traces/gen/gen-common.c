@@ -234,9 +234,10 @@ sim_gen_spend (SimGen *g, guint cpu, guint64 ns)
 const char *
 sim_gen_gfp (SimGen *g, const char *flags)
 {
-  if (g->era->version >= SIM_GEN_KVER (4, 0, 0))
+  if (g->era->version >= SIM_GEN_KVER (4, 6, 0))
     return g_intern_string (flags);
-  /* Older kernels print the modifier bits without leading underscores. */
+  /* Before the 4.6 unification of gfp flag names (trace/events/mmflags.h)
+   * the modifier bits printed without leading underscores. */
   GString *s = g_string_new (NULL);
   for (const char *p = flags; *p;)
     {
