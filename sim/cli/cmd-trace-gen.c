@@ -6,8 +6,6 @@
 
 #include <stdio.h>
 
-char *sim_gen_workload_names (void);
-
 static gboolean
 usage (GError **error, const char *verb, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 

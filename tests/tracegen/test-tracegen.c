@@ -517,6 +517,33 @@ test_hackbench_eras (void **state)
   stats_clear (&st);
 }
 
+/* --machine-sockets: slab pages come from the allocating CPU's node;
+ * node n's pages start at pfn 0x100000 + n*0x400000. */
+static void
+test_sockets (void **state)
+{
+  (void) state;
+  const char *a[] = { "hackbench", "--loops", "2", "--cpus", "4", "--machine-sockets", "2", NULL };
+  g_autofree char *t = gen (".txt", a);
+  g_auto (GStrv) lines = g_strsplit (t, "\n", -1);
+  guint checked = 0;
+  for (char **l = lines; *l; l++)
+    {
+      const char *p = strstr (*l, "mm_page_alloc: ");
+      if (p == NULL)
+        continue;
+      int cpu = atoi (strchr (*l, '[') + 1);
+      const char *pfn = strstr (p, "pfn=0x");
+      assert_non_null (pfn);
+      guint64 v = g_ascii_strtoull (pfn + 6, NULL, 16);
+      guint node = cpu / 2;
+      assert_true (v >= 0x100000 + node * 0x400000u);
+      assert_true (v < 0x100000 + (node + 1) * 0x400000u);
+      checked++;
+    }
+  assert_true (checked >= 4);
+}
+
 static void
 test_netperf_model (void **state)
 {
@@ -617,6 +644,7 @@ main (void)
     cmocka_unit_test (test_output_unwritable),
     cmocka_unit_test (test_hackbench_model),
     cmocka_unit_test (test_hackbench_eras),
+    cmocka_unit_test (test_sockets),
     cmocka_unit_test (test_netperf_model),
     cmocka_unit_test (test_tbench_model),
     cmocka_unit_test (test_kbuild_model),

@@ -22,12 +22,10 @@ static const SimGenWorkload *const workloads[] = {
   NULL
 };
 
-const SimGenWorkload *
+const SimGenWorkload *const *
 sim_gen_workloads (void)
 {
-  /* Callers iterate the table through sim_gen_workload_find or this
-   * first element; keep the array of pointers private. */
-  return workloads[0];
+  return workloads;
 }
 
 const SimGenWorkload *
@@ -39,8 +37,6 @@ sim_gen_workload_find (const char *name)
   return NULL;
 }
 
-/* Names of all workloads, "a, b, c" (for usage messages). */
-char *sim_gen_workload_names (void);
 char *
 sim_gen_workload_names (void)
 {
@@ -271,6 +267,10 @@ sim_gen_spawn (SimGen *g, const char *comm, guint cpu, SimGenStepFn step,
   SimGenTask *t = g_new0 (SimGenTask, 1);
   t->comm = g_intern_string (comm);
   t->pid = g->next_pid++;
+  /* pid_max: 32768 by default on old kernels, 4194304 on current
+   * 64-bit distributions; allocation wraps to RESERVED_PIDS (300). */
+  if (g->next_pid >= (g->era->version < SIM_GEN_KVER (5, 0, 0) ? 32768 : 4194304))
+    g->next_pid = 300;
   t->cpu = cpu % g->ncpus;
   t->step = step;
   t->data = data;

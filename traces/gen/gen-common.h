@@ -109,8 +109,11 @@ typedef struct {
   gboolean (*setup) (SimGen *g, const SimGenOptions *o, GError **error);
 } SimGenWorkload;
 
-const SimGenWorkload *sim_gen_workloads (void);
+/* The workload table, NULL-terminated. */
+const SimGenWorkload *const *sim_gen_workloads (void);
 const SimGenWorkload *sim_gen_workload_find (const char *name);
+/* "hackbench, netperf-udp, ..." for messages; free with g_free. */
+char *sim_gen_workload_names (void);
 
 /* Counts the generator keeps while it emits (the tests compare them with
  * the documented model). */
