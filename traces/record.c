@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
@@ -63,8 +62,8 @@ static gboolean
 tfs_write (Rec *rec, const char *rel, const char *value, GError **error)
 {
   g_autofree char *p = path_of (rec, rel);
-  if (rec->o->verbose)
-    fprintf (stderr, "record: echo %s > %s\n", *value ? value : "''", rel);
+  g_ptr_array_add (rec->r->writes,
+                   g_strdup_printf ("echo %s > %s", *value ? value : "''", rel));
   int fd = open (p, O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0)
     {
@@ -387,6 +386,7 @@ sim_record_run (const SimRecordOptions *o, SimRecordResult *r, GError **error)
   g_return_val_if_fail (o && o->argv && o->argv[0] && o->output && o->events, FALSE);
   memset (r, 0, sizeof *r);
   r->warnings = g_ptr_array_new_with_free_func (g_free);
+  r->writes = g_ptr_array_new_with_free_func (g_free);
 
   /* A fake tree (SLABSIM_TRACEFS) is writable without root. */
   const char *env = g_getenv ("SLABSIM_TRACEFS");
@@ -436,5 +436,8 @@ sim_record_result_clear (SimRecordResult *r)
   g_clear_pointer (&r->tracefs, g_free);
   if (r->warnings)
     g_ptr_array_free (r->warnings, TRUE);
+  if (r->writes)
+    g_ptr_array_free (r->writes, TRUE);
   r->warnings = NULL;
+  r->writes = NULL;
 }

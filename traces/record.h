@@ -5,7 +5,8 @@
  * exist, tracing_on, run the command, tracing_off, disable the events,
  * restore options and buffer size, copy `trace` to the output (gzip for
  * .gz) and count lost events.  SLABSIM_TRACEFS names another tracefs root
- * (tests use a fake tree of plain files).
+ * (tests use a fake tree of plain files).  The module prints nothing: the
+ * writes and warnings come back in SimRecordResult.
  */
 #pragma once
 
@@ -18,7 +19,6 @@ typedef struct {
   char      **events;          /* kmem event names, NULL-terminated */
   guint       buffer_kb;       /* 0: leave the buffer size alone */
   char      **argv;            /* the command */
-  gboolean    verbose;         /* print every tracefs write on stderr */
 } SimRecordOptions;
 
 typedef struct {
@@ -28,6 +28,7 @@ typedef struct {
   guint64   lost_markers;      /* sum of [LOST N EVENTS] markers */
   int       exit_status;       /* of the command */
   GPtrArray *warnings;         /* char*: skipped events, ... */
+  GPtrArray *writes;           /* char*: "echo VALUE > FILE", in order */
 } SimRecordResult;
 
 /* The default event list. */

@@ -22,7 +22,7 @@ sim_cmd_record (int argc, char **argv, GError **error)
     { "buffer-kb", 0, 0, G_OPTION_ARG_STRING, &buffer,
       "per-CPU ring buffer size in KiB (default 131072)", "N" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
-      "print every tracefs write on stderr", NULL },
+      "list every tracefs write on stderr (after the run)", NULL },
     { NULL }
   };
   /* Everything after "--" is the command: hide it from GOption. */
@@ -60,7 +60,6 @@ sim_cmd_record (int argc, char **argv, GError **error)
   SimRecordOptions o = { 0 };
   o.output = output ? output : "kmem.trace.gz";
   o.buffer_kb = 131072;
-  o.verbose = verbose;
   if (buffer)
     {
       char *end = NULL;
@@ -96,8 +95,10 @@ sim_cmd_record (int argc, char **argv, GError **error)
   o.events = list;
   o.argv = argv + sep + 1;
 
-  SimRecordResult r;
+  SimRecordResult r = { 0 };
   gboolean ok = sim_record_run (&o, &r, error);
+  for (guint i = 0; verbose && r.writes && i < r.writes->len; i++)
+    fprintf (stderr, "record: %s\n", (char *) g_ptr_array_index (r.writes, i));
   for (guint i = 0; r.warnings && i < r.warnings->len; i++)
     fprintf (stderr, "slabsim: record: warning: %s\n", (char *) g_ptr_array_index (r.warnings, i));
   if (ok)
