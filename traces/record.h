@@ -3,8 +3,8 @@
  * The control sequence (docs/record.md): find or mount tracefs, switch
  * hash-ptr off, size and clear the buffer, enable the kmem events that
  * exist, tracing_on, run the command, tracing_off, disable the events,
- * restore options and buffer size, copy `trace` to the output (gzip for
- * .gz) and count lost events.  SLABSIM_TRACEFS names another tracefs root
+ * count lost events and copy `trace` to the output (gzip for .gz), then
+ * restore options and buffer size.  SLABSIM_TRACEFS names another tracefs root
  * (tests use a fake tree of plain files).  The module prints nothing: the
  * writes and warnings come back in SimRecordResult.
  */
