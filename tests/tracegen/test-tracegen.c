@@ -500,6 +500,17 @@ test_hackbench_eras (void **state)
   assert_true (has_size (&st, "kmalloc 624/1024"));
   stats_clear (&st);
 
+  /* 2.6.23: a 65000-byte message is cut into SKB_MAX_ALLOC pieces
+   * (16384 - 320 = 16064 bytes each): 4 full skbs and one of 744 */
+  const char *big[] = { "hackbench", "--loops", "1", "--size", "65000", "--kernel", "2.6.23", NULL };
+  g_autofree char *tb = gen (".txt", big);
+  scan (tb, &era_2634, &st);
+  assert_true (has_size (&st, "kmalloc 16376/16384"));
+  assert_true (has_size (&st, "kmalloc 1080/2048"));
+  assert_int_equal (st.allocs, 2 * 20 * 20 * 5);
+  assert_int_equal (st.frees, st.allocs);
+  stats_clear (&st);
+
   /* 4.19: irq-info columns, hex call sites, 128 + SKB_DATA_ALIGN(320) */
   const char *c[] = { "hackbench", "--loops", "1", "--kernel", "4.19", NULL };
   g_autofree char *t3 = gen (".txt", c);
