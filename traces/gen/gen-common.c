@@ -158,6 +158,9 @@ typedef struct {
   SimGenTask *current;
   guint64 slice_end;    /* the current task yields after this time */
   guint   scan;         /* round-robin start in g->tasks */
+  gboolean parked;      /* no task at all: out of the race until one comes */
+  gboolean idle;        /* did not run when last stepped */
+  guint64 parked_clock; /* its clock when parked */
 } SimGenCpu;
 
 struct _SimGenCache {
@@ -190,6 +193,7 @@ struct _SimGen {
   guint64 *node_next_pfn;
   GArray *free_pages[11]; /* per order LIFO of pfns (node-agnostic) */
   int next_pid;
+  guint running_cpu;      /* the CPU whose task is stepping */
   guint finished;         /* tasks done but still in g->tasks */
   SimGenStats stats;
   GOutputStream *body;
@@ -260,6 +264,21 @@ node_of (SimGen *g, guint cpu)
   return cpu / per;
 }
 
+/* A task arrives on @cpu at the time of the CPU now running. */
+static void
+unpark (SimGen *g, guint cpu)
+{
+  SimGenCpu *c = &g->cpus[cpu];
+  if (!c->parked)
+    return;
+  c->parked = FALSE;
+  c->idle = FALSE;
+  guint64 now = g->cpus[g->running_cpu].clock;
+  if (g->cpus[g->running_cpu].parked)
+    now = c->parked_clock;
+  c->clock = MAX (c->parked_clock, now);
+}
+
 SimGenTask *
 sim_gen_spawn (SimGen *g, const char *comm, guint cpu, SimGenStepFn step,
                gpointer data)
@@ -276,6 +295,7 @@ sim_gen_spawn (SimGen *g, const char *comm, guint cpu, SimGenStepFn step,
   t->data = data;
   g_ptr_array_add (g->tasks, t);
   g_ptr_array_add (g->all_tasks, t);
+  unpark (g, t->cpu);
   return t;
 }
 
@@ -292,6 +312,7 @@ sim_gen_migrate (SimGen *g, SimGenTask *t, guint cpu)
   cpu %= g->ncpus;
   if (cpu == t->cpu)
     return;
+  unpark (g, cpu);
   /* The task cannot run on the new CPU before it left the old one. */
   if (g->cpus[cpu].clock < g->cpus[t->cpu].clock)
     g->cpus[cpu].clock = g->cpus[t->cpu].clock;
@@ -688,6 +709,8 @@ schedule (SimGen *g, GError **error)
           cpu = i;
       SimGenCpu *c = &g->cpus[cpu];
       gboolean ran = FALSE;
+      guint mine = 0;
+      g->running_cpu = cpu;
       /* The current task keeps the CPU until it blocks. */
       if (c->current && c->clock >= c->slice_end)
         c->current = NULL;
@@ -705,7 +728,10 @@ schedule (SimGen *g, GError **error)
             {
               guint idx = (c->scan + k) % n;
               SimGenTask *t = g_ptr_array_index (g->tasks, idx);
-              if (t->done || t->cpu != cpu || t == c->current)
+              if (t->done || t->cpu != cpu)
+                continue;
+              mine++;
+              if (t == c->current)
                 continue;
               /* a context switch costs the CPU some time before work */
               c->clock += sim_gen_cost (g, 400, 1500);
@@ -720,15 +746,34 @@ schedule (SimGen *g, GError **error)
                 }
             }
         }
+      c->idle = !ran;
       if (ran)
         stalls = 0;
+      else if (mine == 0 && (c->current == NULL || c->current->done || c->current->cpu != cpu))
+        {
+          /* Nothing lives here: leave the race until a task arrives
+           * (otherwise idle CPUs leapfrog each other in tiny steps). */
+          c->parked = TRUE;
+          c->parked_clock = c->clock;
+          c->clock = G_MAXUINT64;
+          c->current = NULL;
+        }
       else
         {
-          /* Idle until something another CPU does may wake a task. */
-          guint64 next = G_MAXUINT64;
+          /* Idle until a CPU that is running may wake a task: the
+           * earliest non-idle CPU, else the earliest other one. */
+          guint64 next = G_MAXUINT64, any = G_MAXUINT64;
           for (guint i = 0; i < g->ncpus; i++)
-            if (i != cpu && g->cpus[i].clock < next)
-              next = g->cpus[i].clock;
+            {
+              SimGenCpu *o = &g->cpus[i];
+              if (i == cpu || o->parked)
+                continue;
+              any = MIN (any, o->clock);
+              if (!o->idle)
+                next = MIN (next, o->clock);
+            }
+          if (next == G_MAXUINT64)
+            next = any;
           if (next == G_MAXUINT64 || next <= c->clock)
             next = c->clock;
           c->clock = next + sim_gen_cost (g, 500, 2000);
