@@ -9,11 +9,6 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
-extern const SimGenWorkload sim_gen_hackbench;
-extern const SimGenWorkload sim_gen_netperf_udp;
-extern const SimGenWorkload sim_gen_tbench;
-extern const SimGenWorkload sim_gen_kbuild;
-
 static const SimGenWorkload *const workloads[] = {
   &sim_gen_hackbench,
   &sim_gen_netperf_udp,

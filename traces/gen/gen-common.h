@@ -109,6 +109,13 @@ typedef struct {
   gboolean (*setup) (SimGen *g, const SimGenOptions *o, GError **error);
 } SimGenWorkload;
 
+/* The workloads (one file each); a new one is added here, to the table
+ * in gen-common.c and to traces/gen/meson.build. */
+extern const SimGenWorkload sim_gen_hackbench;
+extern const SimGenWorkload sim_gen_netperf_udp;
+extern const SimGenWorkload sim_gen_tbench;
+extern const SimGenWorkload sim_gen_kbuild;
+
 /* The workload table, NULL-terminated. */
 const SimGenWorkload *const *sim_gen_workloads (void);
 const SimGenWorkload *sim_gen_workload_find (const char *name);

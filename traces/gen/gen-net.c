@@ -58,12 +58,10 @@ sim_gen_sndbuf (SimGen *g)
 static guint
 tcp_linear (const SimGenEra *era)
 {
+  /* select_size: SKB_MAX_HEAD(MAX_TCP_HEADER), to which sk_stream_alloc_skb
+   * adds MAX_TCP_HEADER back: a page minus the aligned shared info. */
   if (era->version < SIM_GEN_KVER (4, 17, 0))
-    {
-      guint sh = era->shinfo_aligned ? ((era->shinfo + 63u) & ~63u)
-                                     : ((era->shinfo + 63u) & ~63u);
-      return 4096 - sh;
-    }
+    return 4096 - ((era->shinfo + 63u) & ~63u);
   return MAX_TCP_HEADER;
 }
 

@@ -42,8 +42,11 @@ pair_free (gpointer p)
 static guint
 skbs_for (SimGen *g, guint bytes)
 {
+  /* payload per skb: the linear page minus headers before 4.17, a GSO
+   * super-packet of page fragments after */
   const SimGenEra *era = &sim_gen_options (g)->era;
-  guint cap = era->version < SIM_GEN_KVER (4, 17, 0) ? 4096 - 384 - 320 : 65536;
+  guint cap = era->version < SIM_GEN_KVER (4, 17, 0)
+              ? 4096 - ((era->shinfo + 63u) & ~63u) - 320 : 65536;
   return MAX (1u, (bytes + cap - 1) / cap);
 }
 
