@@ -2,6 +2,7 @@
  * per-era line forms (checked by a small strict parser of our own), the
  * alloc/free balance and counts each documented model implies, gzip. */
 #include "tests/testutil.h"
+#include "traces/gen/gen-common.h"
 
 #include <string.h>
 #include <gio/gio.h>
@@ -352,6 +353,46 @@ has_size (Stats *st, const char *k)
 }
 
 /* ---- tests ---- */
+
+/* kmalloc size classes (with 96 and 192) and the largest cache per era,
+ * in-process through the library. */
+static void
+test_kmalloc_classes (void **state)
+{
+  (void) state;
+  SimGenEra e;
+  GError *err = NULL;
+  assert_true (sim_gen_era_parse ("6.18", &e, &err));
+  static const guint map[][2] = {
+    { 1, 8 }, { 8, 8 }, { 9, 16 }, { 33, 64 }, { 64, 64 }, { 65, 96 }, { 96, 96 },
+    { 97, 128 }, { 129, 192 }, { 192, 192 }, { 193, 256 }, { 257, 512 },
+    { 4097, 8192 }, { 8192, 8192 }, { 8193, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    assert_int_equal (sim_gen_kmalloc_class (&e, map[i][0]), map[i][1]);
+  assert_int_equal (sim_gen_skb_data_req (&e, 100), 512);
+  assert_int_equal (sim_gen_skb_data_req (&e, 4096 + 59), 8192);
+  assert_true (sim_gen_era_parse ("2.6.24", &e, &err));
+  assert_int_equal (sim_gen_kmalloc_class (&e, 2048), 2048);
+  assert_int_equal (sim_gen_kmalloc_class (&e, 2049), 0);
+  assert_true (sim_gen_era_parse ("2.6.27", &e, &err));
+  assert_int_equal (sim_gen_kmalloc_class (&e, 4096), 4096);
+  assert_int_equal (sim_gen_kmalloc_class (&e, 4097), 0);
+  assert_true (sim_gen_era_parse ("2.6.23", &e, &err));
+  assert_int_equal (sim_gen_kmalloc_class (&e, 65536), 65536);
+  assert_int_equal (sim_gen_skb_data_req (&e, 100), 128 + 312);
+  assert_true (sim_gen_era_parse ("2.6.34", &e, &err));
+  assert_int_equal (sim_gen_skb_data_req (&e, 100), 128 + 344);
+  assert_true (sim_gen_era_parse ("3.10", &e, &err));
+  assert_int_equal (sim_gen_skb_data_req (&e, 100), 128 + 320);
+  assert_false (sim_gen_era_parse ("2.6", &e, &err));
+  g_clear_error (&err);
+  assert_false (sim_gen_era_parse ("6.18.", &e, &err));
+  g_clear_error (&err);
+  assert_false (sim_gen_era_parse ("6.19", &e, &err));
+  g_clear_error (&err);
+  assert_true (sim_gen_era_parse ("6.18.2", &e, &err));
+}
 
 static void
 test_deterministic (void **state)
@@ -705,6 +746,7 @@ int
 main (void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_kmalloc_classes),
     cmocka_unit_test (test_deterministic),
     cmocka_unit_test (test_gzip),
     cmocka_unit_test (test_option_errors),

@@ -56,7 +56,8 @@ sim_gen_era_parse (const char *text, SimGenEra *era, GError **error)
         break;
       part[n++] = g_ascii_strtoull (p, &end, 10);
       p = end;
-      if (*p != '.')
+      /* a dot must be followed by another number */
+      if (*p != '.' || !g_ascii_isdigit (p[1]))
         break;
       p++;
     }
