@@ -224,6 +224,8 @@ typedef struct {
   GHashTable *alloc_pids, *free_pids;
   GHashTable *req_sizes;     /* "event bytes_req/bytes_alloc" -> count */
   GHashTable *names;         /* cache names seen */
+  GHashTable *pages;         /* live "pfn" -> order+1 */
+  guint64 page_frees;
   guint64 header_entries;
 } Stats;
 
@@ -235,6 +237,7 @@ stats_clear (Stats *st)
   g_hash_table_destroy (st->free_pids);
   g_hash_table_destroy (st->req_sizes);
   g_hash_table_destroy (st->names);
+  g_hash_table_destroy (st->pages);
 }
 
 static void
@@ -262,6 +265,7 @@ scan (const char *text, const Era *era, Stats *st)
   st->free_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   st->req_sizes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   st->names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  st->pages = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   assert_string_equal (lines[0], "# tracer: nop");
   guint64 last_ts = 0;
@@ -333,8 +337,24 @@ scan (const char *text, const Era *era, Stats *st)
           g_hash_table_remove (st->live, ptr);
           g_hash_table_add (st->free_pids, GINT_TO_POINTER (l.pid));
         }
-      else if (g_str_has_prefix (l.event, "mm_page_"))
-        st->page_events++;
+      else if (strcmp (l.event, "mm_page_alloc") == 0)
+        {
+          /* a page is not handed out twice */
+          assert_false (g_hash_table_contains (st->pages, fv (&l, "pfn")));
+          g_hash_table_insert (st->pages, g_strdup (fv (&l, "pfn")),
+                               GINT_TO_POINTER (atoi (fv (&l, "order")) + 1));
+          st->page_events++;
+        }
+      else if (strcmp (l.event, "mm_page_free") == 0 || strcmp (l.event, "mm_page_free_direct") == 0)
+        {
+          /* only pages that were allocated, with their order */
+          gpointer o = g_hash_table_lookup (st->pages, fv (&l, "pfn"));
+          assert_non_null (o);
+          assert_int_equal (GPOINTER_TO_INT (o) - 1, atoi (fv (&l, "order")));
+          g_hash_table_remove (st->pages, fv (&l, "pfn"));
+          st->page_events++;
+          st->page_frees++;
+        }
       else
         {
           print_error ("unexpected event %s\n", l.event);
@@ -500,6 +520,8 @@ test_hackbench_model (void **state)
   assert_true (has_size (&st, "kmalloc 512/512"));
   assert_true (g_hash_table_contains (st.names, "skbuff_head_cache"));
   assert_true (st.page_events > 0);
+  /* emptied slabs go back (SLUB's discard_slab) */
+  assert_true (st.page_frees > 0);
   tu_assert_contains (t, "kmem_cache_free: call_site=unix_stream_read_generic+0xba4/0xcd0 ptr=");
   tu_assert_contains (t, " name=skbuff_head_cache bytes_req=224 bytes_alloc=256 "
                          "gfp_flags=GFP_KERNEL_ACCOUNT node=-1 accounted=true");

@@ -168,6 +168,11 @@ struct _SimGenCache {
   guint64 *slab_next, *slab_end;  /* per CPU current slab */
 };
 
+/* A slab: how many of its objects users hold. */
+typedef struct {
+  guint inuse;
+} SimGenSlab;
+
 typedef struct {
   SimGenCache *cache;   /* NULL: large kmalloc pages */
   guint        cpu;     /* allocating CPU */
@@ -186,6 +191,7 @@ struct _SimGen {
   GHashTable *caches;     /* name -> SimGenCache */
   GHashTable *kmalloc;    /* class -> SimGenCache */
   GHashTable *live;       /* ptr -> SimGenObj* */
+  GHashTable *slabs;      /* slab base address -> SimGenSlab* */
   guint64 *node_next_pfn;
   GArray *free_pages[11]; /* per order LIFO of pfns (node-agnostic) */
   int next_pid;
@@ -485,6 +491,72 @@ obj_alloc (SimGen *g, SimGenTask *t, SimGenCache *c)
   return p;
 }
 
+static guint64
+slab_base (SimGenCache *c, guint64 ptr)
+{
+  /* slabs are naturally aligned: pfns aligned to the order, and the
+   * direct map base is aligned far beyond */
+  return ptr & ~((G_GUINT64_CONSTANT (4096) << c->order) - 1);
+}
+
+static SimGenSlab *
+slab_of (SimGen *g, SimGenCache *c, guint64 ptr)
+{
+  guint64 base = slab_base (c, ptr);
+  SimGenSlab *s = g_hash_table_lookup (g->slabs, GSIZE_TO_POINTER (base));
+  if (s == NULL)
+    {
+      s = g_new0 (SimGenSlab, 1);
+      g_hash_table_insert (g->slabs, GSIZE_TO_POINTER (base), s);
+    }
+  return s;
+}
+
+static guint64
+obj_get (SimGen *g, SimGenTask *t, SimGenCache *c)
+{
+  guint64 p = obj_alloc (g, t, c);
+  slab_of (g, c, p)->inuse++;
+  return p;
+}
+
+static void
+drop_slab_objects (GArray *a, SimGenCache *c, guint64 base)
+{
+  guint j = 0;
+  for (guint i = 0; i < a->len; i++)
+    {
+      guint64 p = g_array_index (a, guint64, i);
+      if (slab_base (c, p) != base)
+        g_array_index (a, guint64, j++) = p;
+    }
+  g_array_set_size (a, j);
+}
+
+static void page_free (SimGen *g, SimGenTask *t, guint64 pfn, guint order);
+
+/* SLUB's discard_slab: an empty slab goes back to the page allocator when
+ * its node keeps enough other free objects (min_partial = 5 slabs' worth)
+ * and no CPU is still carving it. */
+static void
+maybe_discard (SimGen *g, SimGenTask *t, SimGenCache *c, guint64 ptr)
+{
+  guint64 base = slab_base (c, ptr);
+  guint64 bytes = G_GUINT64_CONSTANT (4096) << c->order;
+  GArray *pool = c->node_free[node_of (g, t->cpu)];
+  if (pool->len < 6 * c->per_slab)
+    return;
+  for (guint i = 0; i < g->ncpus; i++)
+    if (c->slab_next[i] > base && c->slab_next[i] < base + bytes)
+      return;
+  for (guint i = 0; i < g->ncpus; i++)
+    drop_slab_objects (c->cpu_free[i], c, base);
+  for (guint i = 0; i < g->nnodes; i++)
+    drop_slab_objects (c->node_free[i], c, base);
+  g_hash_table_remove (g->slabs, GSIZE_TO_POINTER (base));
+  page_free (g, t, (base - g->era->page_offset) / 4096, c->order);
+}
+
 static void
 obj_free (SimGen *g, guint cpu, SimGenCache *c, guint64 ptr)
 {
@@ -516,7 +588,7 @@ guint64
 sim_gen_cache_alloc (SimGen *g, SimGenTask *t, SimGenCache *c, const char *site,
                      const char *gfp, gboolean node_api, gboolean accounted)
 {
-  guint64 ptr = obj_alloc (g, t, c);
+  guint64 ptr = obj_get (g, t, c);
   track (g, ptr, c, t->cpu, 0);
   SimGenEvent e = { 0 };
   e.kind = node_api ? SIM_GEN_EV_CACHE_ALLOC_NODE : SIM_GEN_EV_CACHE_ALLOC;
@@ -542,7 +614,7 @@ sim_gen_kmalloc (SimGen *g, SimGenTask *t, gsize bytes_req, const char *site,
   if (cls)
     {
       SimGenCache *c = kmalloc_cache (g, cls);
-      ptr = obj_alloc (g, t, c);
+      ptr = obj_get (g, t, c);
       track (g, ptr, c, t->cpu, 0);
       bytes_alloc = cls;
     }
@@ -581,13 +653,25 @@ untrack (SimGen *g, guint64 ptr, SimGenTask *t, SimGenCache **cache)
   return o;
 }
 
+/* The object goes back to the free stacks; an emptied slab may go back
+ * to the page allocator. */
+static void
+obj_put (SimGen *g, SimGenTask *t, SimGenCache *c, guint64 ptr)
+{
+  obj_free (g, t->cpu, c, ptr);
+  SimGenSlab *s = slab_of (g, c, ptr);
+  g_assert (s->inuse > 0);
+  if (--s->inuse == 0)
+    maybe_discard (g, t, c, ptr);
+}
+
 static void
 release (SimGen *g, SimGenTask *t, guint64 ptr)
 {
   SimGenCache *c;
   SimGenObj *o = untrack (g, ptr, t, &c);
   if (c)
-    obj_free (g, t->cpu, c, ptr);
+    obj_put (g, t, c, ptr);
   else
     page_free (g, t, (ptr - g->era->page_offset) / 4096, o->order);
   g_free (o);
@@ -633,7 +717,7 @@ sim_gen_free_silent (SimGen *g, SimGenTask *t, guint64 ptr)
   if (o->cpu != t->cpu)
     g->stats.cross_cpu_frees--;
   if (c)
-    obj_free (g, t->cpu, c, ptr);
+    obj_put (g, t, c, ptr);
   g_free (o);
   g->stats.silent_frees++;
 }
@@ -838,6 +922,7 @@ gen_free (SimGen *g)
   g_hash_table_destroy (g->caches);
   g_hash_table_destroy (g->kmalloc);
   g_hash_table_destroy (g->live);
+  g_hash_table_destroy (g->slabs);
   for (guint i = 0; i < g->all_tasks->len; i++)
     {
       SimGenTask *t = g_ptr_array_index (g->all_tasks, i);
@@ -932,6 +1017,7 @@ sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
   g->caches = g_hash_table_new (g_str_hash, g_str_equal);
   g->kmalloc = g_hash_table_new (g_direct_hash, g_direct_equal);
   g->live = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, obj_free_value);
+  g->slabs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   g->node_next_pfn = g_new0 (guint64, g->nnodes);
   for (guint i = 0; i < g->nnodes; i++)
     g->node_next_pfn[i] = 0x100000 + (guint64) i * 0x400000

@@ -16,7 +16,8 @@
  * stacks of free objects (bounded, overflowing in batches to a per-node
  * pool) in front of slabs carved out of pages of the node of the CPU, so
  * objects of one cache share pages and a freed object is the next one its
- * CPU hands out.  The page allocator is a per-node bump pointer with
+ * CPU hands out; an emptied slab goes back to the pages when its node has
+ * plenty of other free objects (SLUB's discard_slab).  The page allocator is a per-node bump pointer with
  * per-order LIFO reuse.  What the kernel era changes (field sets, pointer
  * and call-site rendering, kmalloc size classes, skb sizes, direct-map
  * base) lives in SimGenEra; the writer (gen-writer.c) prints the lines.
