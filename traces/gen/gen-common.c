@@ -171,6 +171,7 @@ struct _SimGenCache {
 /* A slab: how many of its objects users hold. */
 typedef struct {
   guint inuse;
+  guint64 exts;         /* memcg obj_exts vector (6.10+), 0: none yet */
 } SimGenSlab;
 
 typedef struct {
@@ -512,11 +513,31 @@ slab_of (SimGen *g, SimGenCache *c, guint64 ptr)
   return s;
 }
 
+static guint64 kmalloc_node (SimGen *g, SimGenTask *t, gsize bytes_req, const char *site,
+                              const char *gfp, gboolean node_api, gboolean accounted,
+                              int node);
+
+/* An object for a user.  From 6.10 the first memcg-charged object in a
+ * slab makes alloc_slab_obj_exts kmalloc the slab's vector of 8-byte
+ * obj_ext entries (on the slab's node), printed before the object's own
+ * event as in the 6.18 traces. */
 static guint64
-obj_get (SimGen *g, SimGenTask *t, SimGenCache *c)
+obj_get (SimGen *g, SimGenTask *t, SimGenCache *c, gboolean accounted)
 {
   guint64 p = obj_alloc (g, t, c);
-  slab_of (g, c, p)->inuse++;
+  SimGenSlab *s = slab_of (g, c, p);
+  s->inuse++;
+  if (accounted && s->exts == 0 && g->opts.page_events
+      && g->era->version >= SIM_GEN_KVER (6, 10, 0))
+    {
+      const char *gfp = c->order > 0
+        ? "GFP_KERNEL|__GFP_ZERO|__GFP_NOWARN|__GFP_COMP|__GFP_NOMEMALLOC"
+        : "GFP_KERNEL|__GFP_ZERO";
+      guint64 v = kmalloc_node (g, t, (gsize) c->per_slab * 8, "alloc_slab_obj_exts+0x58/0x110",
+                                sim_gen_gfp (g, gfp), TRUE, FALSE, (int) node_of (g, t->cpu));
+      /* the vector's own slab may have been found through s: look again */
+      slab_of (g, c, p)->exts = v;
+    }
   return p;
 }
 
@@ -553,7 +574,11 @@ maybe_discard (SimGen *g, SimGenTask *t, SimGenCache *c, guint64 ptr)
     drop_slab_objects (c->cpu_free[i], c, base);
   for (guint i = 0; i < g->nnodes; i++)
     drop_slab_objects (c->node_free[i], c, base);
+  SimGenSlab *s = g_hash_table_lookup (g->slabs, GSIZE_TO_POINTER (base));
+  guint64 exts = s ? s->exts : 0;
   g_hash_table_remove (g->slabs, GSIZE_TO_POINTER (base));
+  if (exts)
+    sim_gen_kfree (g, t, exts, "__free_slab+0x87/0xf0");
   page_free (g, t, (base - g->era->page_offset) / 4096, c->order);
 }
 
@@ -588,7 +613,7 @@ guint64
 sim_gen_cache_alloc (SimGen *g, SimGenTask *t, SimGenCache *c, const char *site,
                      const char *gfp, gboolean node_api, gboolean accounted)
 {
-  guint64 ptr = obj_get (g, t, c);
+  guint64 ptr = obj_get (g, t, c, accounted);
   track (g, ptr, c, t->cpu, 0);
   SimGenEvent e = { 0 };
   e.kind = node_api ? SIM_GEN_EV_CACHE_ALLOC_NODE : SIM_GEN_EV_CACHE_ALLOC;
@@ -608,13 +633,20 @@ guint64
 sim_gen_kmalloc (SimGen *g, SimGenTask *t, gsize bytes_req, const char *site,
                  const char *gfp, gboolean node_api, gboolean accounted)
 {
+  return kmalloc_node (g, t, bytes_req, site, gfp, node_api, accounted, -1);
+}
+
+static guint64
+kmalloc_node (SimGen *g, SimGenTask *t, gsize bytes_req, const char *site,
+              const char *gfp, gboolean node_api, gboolean accounted, int node)
+{
   guint cls = sim_gen_kmalloc_class (g->era, bytes_req);
   guint64 ptr;
   guint bytes_alloc;
   if (cls)
     {
       SimGenCache *c = kmalloc_cache (g, cls);
-      ptr = obj_get (g, t, c);
+      ptr = obj_get (g, t, c, accounted);
       track (g, ptr, c, t->cpu, 0);
       bytes_alloc = cls;
     }
@@ -636,6 +668,7 @@ sim_gen_kmalloc (SimGen *g, SimGenTask *t, gsize bytes_req, const char *site,
   e.bytes_req = (guint32) bytes_req;
   e.bytes_alloc = bytes_alloc;
   e.accounted = accounted;
+  e.node_plus1 = (gint16) (node + 1);
   push_event (g, t, &e, 60, 250);
   g->stats.allocs++;
   return ptr;

@@ -160,7 +160,7 @@ sim_gen_format_event (GString *out, const SimGenEra *era, const SimGenEvent *e)
         g_string_append_printf (out, " bytes_req=%u bytes_alloc=%u gfp_flags=%s",
                                 e->bytes_req, e->bytes_alloc, e->gfp);
         if (node)
-          g_string_append (out, " node=-1");
+          g_string_append_printf (out, " node=%d", e->node_plus1 - 1);
         if (era->accounted)
           g_string_append_printf (out, " accounted=%s", e->accounted ? "true" : "false");
         break;

@@ -31,6 +31,7 @@ typedef struct {
   guint8      ctx;         /* SimGenCtx */
   guint8      order;
   guint8      migratetype;
+  gint16      node_plus1;  /* node= of alloc events, plus one (0: -1) */
   gboolean    accounted;
 } SimGenEvent;
 
