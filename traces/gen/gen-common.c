@@ -160,7 +160,7 @@ typedef struct {
 } SimGenCpu;
 
 struct _SimGenCache {
-  const char *name;     /* interned; NULL for kmalloc-N */
+  const char *name;     /* interned ("kmalloc-512" for kmalloc caches) */
   guint  object_size, size, order, per_slab;
   gboolean kmalloc;
   GArray **cpu_free;    /* per CPU LIFO stack of guint64 */
@@ -194,7 +194,7 @@ struct _SimGen {
   GHashTable *live;       /* ptr -> SimGenObj* */
   GHashTable *slabs;      /* slab base address -> SimGenSlab* */
   guint64 *node_next_pfn;
-  GArray *free_pages[11]; /* per order LIFO of pfns (node-agnostic) */
+  GArray **free_pages;    /* [node * 11 + order]: LIFO of freed pfns */
   int next_pid;
   guint running_cpu;      /* the CPU whose task is stepping */
   guint finished;         /* tasks done but still in g->tasks */
@@ -353,7 +353,8 @@ page_alloc (SimGen *g, SimGenTask *t, guint order, const char *gfp,
             guint migratetype)
 {
   guint64 pfn;
-  GArray *fl = g->free_pages[order];
+  guint node = node_of (g, t->cpu);
+  GArray *fl = g->free_pages[node * 11 + order];
   if (fl->len > 0)
     {
       pfn = g_array_index (fl, guint64, fl->len - 1);
@@ -361,7 +362,6 @@ page_alloc (SimGen *g, SimGenTask *t, guint order, const char *gfp,
     }
   else
     {
-      guint node = node_of (g, t->cpu);
       guint64 n = 1u << order;
       pfn = (g->node_next_pfn[node] + n - 1) & ~(n - 1);
       g->node_next_pfn[node] = pfn + n;
@@ -383,7 +383,9 @@ page_alloc (SimGen *g, SimGenTask *t, guint order, const char *gfp,
 static void
 page_free (SimGen *g, SimGenTask *t, guint64 pfn, guint order)
 {
-  g_array_append_val (g->free_pages[order], pfn);
+  /* back to the free list of the node the page belongs to */
+  guint node = (guint) MIN ((pfn - 0x100000) / 0x400000, (guint64) g->nnodes - 1);
+  g_array_append_val (g->free_pages[node * 11 + order], pfn);
   if (g->opts.page_events)
     {
       SimGenEvent e = { 0 };
@@ -974,8 +976,9 @@ gen_free (SimGen *g)
     g_array_free (g->cpus[i].queue, TRUE);
   g_free (g->cpus);
   g_free (g->node_next_pfn);
-  for (guint i = 0; i < G_N_ELEMENTS (g->free_pages); i++)
+  for (guint i = 0; i < g->nnodes * 11; i++)
     g_array_free (g->free_pages[i], TRUE);
+  g_free (g->free_pages);
   g_string_free (g->line, TRUE);
 }
 
@@ -1054,8 +1057,9 @@ sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
   g->node_next_pfn = g_new0 (guint64, g->nnodes);
   for (guint i = 0; i < g->nnodes; i++)
     g->node_next_pfn[i] = 0x100000 + (guint64) i * 0x400000
-                          + sim_rng_below (&g->rng, 0x40000) * 16;
-  for (guint i = 0; i < G_N_ELEMENTS (g->free_pages); i++)
+                          + sim_rng_below (&g->rng, 0x4000) * 16;   /* < 1 GiB into the node */
+  g->free_pages = g_new0 (GArray *, g->nnodes * 11);
+  for (guint i = 0; i < g->nnodes * 11; i++)
     g->free_pages[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
   g->next_pid = 1000 + (int) sim_rng_below (&g->rng, 30000);
   g->line = g_string_new (NULL);
