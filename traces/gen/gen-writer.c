@@ -3,10 +3,11 @@
  * What it follows: the TP_printk formats of include/trace/events/kmem.h
  * (2.6.34 read in the source; 6.18 checked line by line against the real
  * traces in shared/traces; the steps between them as summarised in
- * reference/allocators.md section 7) and the tracefs line prefix of
- * kernel/trace/trace_output.c trace_print_context(): "%16s-%-5d [%03d]
- * %5lu.%06lu: " before 3.3, the irq-info flag columns from 3.3, the
- * migrate-disable column and 7-digit pids from 5.11.
+ * reference/allocators.md section 7) and the tracefs line prefix and
+ * header: "%16s-%-5d [%03d] %5lu.%06lu: " under a two-line legend before
+ * 3.3 (read in 2.6.34 trace_output.c / trace.c), the entries line and the
+ * irq-info flag columns from 3.3 (as 5.4 kernels print them), the
+ * migrate-disable column and 7-digit pids from 5.11 (6.18 byte-exact).
  *
  * What it leaves out: hashed pointers.  Kernels from 4.15 print %p hashed
  * in text unless the hash-ptr option (5.12+) is cleared; the generator
