@@ -3,12 +3,14 @@
  * It does, as a program, what shared/traces/README.md did by hand for the
  * reference traces (the tracefs ABI of Documentation/trace/ftrace.rst):
  *   mount -t tracefs nodev /sys/kernel/tracing    (if nothing is there)
+ *   echo 0 > tracing_on                           (if it was on)
  *   echo nohash-ptr > trace_options               (real addresses, 5.12+)
  *   echo N > buffer_size_kb; : > trace            (size, clear)
  *   echo 1 > events/kmem/E/enable                 (each E that exists)
  *   echo 1 > tracing_on; COMMAND; echo 0 > tracing_on
  *   echo 0 > events/kmem/E/enable
  *   trace -> FILE (gzip for .gz); restore trace_options, buffer_size_kb
+ *   and tracing_on
  * and counts lost events from per_cpu/cpuN/stats ("overrun:") and the
  * "[LOST N EVENTS]" markers of the text - before the options and the
  * buffer size are restored, since tracefs formats the text when it is read
@@ -50,6 +52,7 @@ typedef struct {
   GPtrArray *enabled;        /* event names enabled by us */
   char *saved_buffer_kb;
   gboolean hash_ptr_was_on, touched_hash_ptr, touched_buffer, tracing;
+  gboolean tracing_was_on;   /* tracing_on read 1 before we started */
 } Rec;
 
 static char *
@@ -187,12 +190,29 @@ restore (Rec *rec)
       g_clear_error (&e);
     }
   rec->touched_buffer = FALSE;
+  /* tracing_on is 1 by default; with our events disabled, turning it back
+   * on records nothing of ours */
+  if (rec->tracing_was_on && !tfs_write (rec, "tracing_on", "1", &e))
+    {
+      g_ptr_array_add (rec->r->warnings, g_strdup (e->message));
+      g_clear_error (&e);
+    }
+  rec->tracing_was_on = FALSE;
 }
 
 static gboolean
 setup (Rec *rec, GError **error)
 {
   const SimRecordOptions *o = rec->o;
+  g_autofree char *on = tfs_read (rec, "tracing_on");
+  rec->tracing_was_on = on && on[0] == '1';
+  /* Stop first, so that what we clear stays clear until the command runs. */
+  if (rec->tracing_was_on)
+    {
+      rec->tracing = TRUE;
+      if (!tfs_write (rec, "tracing_on", "0", error))
+        return FALSE;
+    }
   /* hash-ptr exists from 5.12; trace_options lists it as "hash-ptr" or
    * "nohash-ptr". */
   g_autofree char *opts = tfs_read (rec, "trace_options");

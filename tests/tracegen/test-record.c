@@ -133,17 +133,27 @@ static void
 test_no_hash_ptr_option (void **state)
 {
   (void) state;
-  /* a pre-5.12 kernel: no hash-ptr in trace_options; no buffer change */
+  /* a pre-5.12 kernel: no hash-ptr in trace_options; tracing_on was 1
+   * (the default): stopped first, turned back on at the end */
   put ("trace_options", "print-parent\nnoraw\n");
+  put ("tracing_on", "1\n");
   g_autofree char *out = tu_write_temp (".txt", "", 0);
   g_autofree char *err = NULL;
   assert_int_equal (tu_run (NULL, &err, (const char *[]) { "record", "-v", "-o", out, "--events",
                                                            "kmalloc,kfree", "--", "true", NULL }), 0);
   assert_null (strstr (err, "trace_options"));
   tu_assert_contains (err, "warning: this kernel has no hash-ptr trace option");
+  tu_assert_contains (err, "record: echo 0 > tracing_on\n"
+                           "record: echo 131072 > buffer_size_kb\n");
   tu_assert_contains (err, "echo 1 > events/kmem/kmalloc/enable\n"
                            "record: echo 1 > events/kmem/kfree/enable\n"
                            "record: echo 1 > tracing_on\n");
+  tu_assert_contains (err, "record: echo 0 > events/kmem/kfree/enable\n"
+                           "record: echo 7 > buffer_size_kb\n"
+                           "record: echo 1 > tracing_on\n");
+  g_autofree char *on = get ("tracing_on");
+  assert_string_equal (on, "1\n");
+  put ("tracing_on", "0\n");
   put ("trace_options", "print-parent\nnosym-offset\nhash-ptr\nnoraw\n");
   g_unlink (out);
 }
