@@ -246,8 +246,17 @@ setup (Rec *rec, GError **error)
       char *old = tfs_read (rec, "buffer_size_kb");
       if (old)
         {
+          /* "7 (expanded: 1408)" before the buffer was first used: the
+           * size it will have is the expanded one */
+          const char *ex = strstr (old, "(expanded: ");
+          if (ex)
+            {
+              char *v = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                         g_ascii_strtoull (ex + 11, NULL, 10));
+              g_free (old);
+              old = v;
+            }
           g_strstrip (old);
-          /* "7 (expanded: 1408)" before the buffer was first used */
           char *sp = strchr (old, ' ');
           if (sp)
             *sp = '\0';

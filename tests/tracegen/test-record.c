@@ -98,7 +98,7 @@ test_sequence (void **state)
     "record: echo 0 > events/kmem/kmem_cache_alloc/enable\n"
     "record: echo 0 > events/kmem/kmem_cache_free/enable\n"
     "record: echo hash-ptr > trace_options\n"
-    "record: echo 7 > buffer_size_kb\n";
+    "record: echo 1408 > buffer_size_kb\n";
   tu_assert_contains (err, expected);
   tu_assert_contains (err, "warning: event kmem:mm_page_alloc does not exist on this kernel; skipped");
   tu_assert_contains (err, "warning: event kmem:mm_page_pcpu_drain does not exist on this kernel; skipped");
@@ -107,8 +107,9 @@ test_sequence (void **state)
   /* the tree is back as it was (the fake files keep the last write) */
   g_autofree char *opts = get ("trace_options");
   assert_string_equal (opts, "hash-ptr\n");
+  /* "7 (expanded: 1408)": the size the buffer was going to have */
   g_autofree char *kb = get ("buffer_size_kb");
-  assert_string_equal (kb, "7\n");
+  assert_string_equal (kb, "1408\n");
   g_autofree char *on = get ("tracing_on");
   assert_string_equal (on, "0\n");
   g_autofree char *en = get ("events/kmem/kfree/enable");
@@ -149,7 +150,7 @@ test_no_hash_ptr_option (void **state)
                            "record: echo 1 > events/kmem/kfree/enable\n"
                            "record: echo 1 > tracing_on\n");
   tu_assert_contains (err, "record: echo 0 > events/kmem/kfree/enable\n"
-                           "record: echo 7 > buffer_size_kb\n"
+                           "record: echo 1408 > buffer_size_kb\n"
                            "record: echo 1 > tracing_on\n");
   g_autofree char *on = get ("tracing_on");
   assert_string_equal (on, "1\n");
