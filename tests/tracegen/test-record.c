@@ -128,6 +128,7 @@ test_sequence (void **state)
   buf[wr] = '\0';
   assert_string_equal (buf, fixture);
   g_unlink (out);
+  g_unlink (fx);
 }
 
 static void
