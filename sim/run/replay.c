@@ -257,6 +257,11 @@ cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
     .align = kc ? kc->align : 0,
     .flags = kc ? kc->flags : 0,
   };
+  /* A cache the table does not know: its stride (bytes_alloc) says
+   * whether the kernel aligned it to cache lines. */
+  if (kc == NULL && ev->bytes_req % 64 != 0
+      && ev->bytes_alloc == ((ev->bytes_req + 63) & ~(guint64) 63))
+    spec.flags |= SIM_SLAB_HWCACHE_ALIGN;
   /* Cache creation happens at boot, before the trace: its cost is not
    * charged to any CPU's clock. */
   SimOp op;
