@@ -1640,9 +1640,14 @@ sim_slqb_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       guint32 size = i == 2 ? 192 : 1u << i;
       char *name = g_strdup_printf ("kmalloc-%u", size);
       SimSlqbGeometry g;
-      if (!sim_slqb_geometry (&m->p, size, 8, SIM_SLAB_HWCACHE_ALIGN, m->line, &g, error))
+      GError *local = NULL;
+      if (!sim_slqb_geometry (&m->p, size, 8, SIM_SLAB_HWCACHE_ALIGN, m->line, &g, &local))
         {
-          g_prefix_error (error, "slqb@%s: %s: ", SIM_SLQB_KERNEL, name);
+          /* Only the boot parameters can cause this: a configuration
+           * error. */
+          g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
+                       "slqb@%s: %s: %s", SIM_SLQB_KERNEL, name, local->message);
+          g_error_free (local);
           g_free (name);
           sim_slqb_free_model (m);
           return NULL;
@@ -1779,12 +1784,13 @@ ops_report (gpointer mp, SimAllocReport *out)
       row.order = info.g.order;
       row.objs_per_slab = info.g.objects;
       /* %Fast: allocations served by the LIFO freelist (including those
-       * that first claimed the remote list) are fast; page fills and new
-       * pages are not.  Frees onto the LIFO are fast; frees queued for
-       * another node are not. */
+       * that first claimed the remote list) are fast; every object taken
+       * from a page is counted in ALLOC_SLAB_FILL (a new page's first
+       * object too: __slab_alloc_page goes through __cache_list_get_page),
+       * so those are ALLOC - ALLOC_SLAB_FILL.  Frees onto the LIFO are
+       * fast; frees queued for another node are not. */
       row.alloc = info.stat[SIM_SLQB_ALLOC];
-      row.alloc_fast = row.alloc - info.stat[SIM_SLQB_ALLOC_SLAB_FILL]
-                       - info.stat[SIM_SLQB_ALLOC_SLAB_NEW];
+      row.alloc_fast = row.alloc - info.stat[SIM_SLQB_ALLOC_SLAB_FILL];
       row.free = info.stat[SIM_SLQB_FREE];
       row.free_fast = row.free - info.stat[SIM_SLQB_FREE_REMOTE];
       row.objects = info.inuse_objects;
