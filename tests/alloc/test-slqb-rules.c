@@ -9,6 +9,7 @@
 #include "models/page/page-alloc.h"
 #include "sim/config/machine.h"
 #include "sim/core/errors.h"
+#include "sim/core/rng.h"
 
 #include <string.h>
 
@@ -633,6 +634,68 @@ test_gfp_zero_and_bad_frees (void **state)
   fix_free (f);
 }
 
+/* A random mix of allocations (some node-specific), frees on any CPU and
+ * trim runs, with small watermarks so that every path runs often: the
+ * invariants hold throughout, and freeing everything then trimming every
+ * CPU twice (claim, flush, flush rlists, claim what those delivered)
+ * returns every page. */
+static void
+test_random_workload_keeps_invariants (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slqb:hiwater=6,freebatch=3", TRUE);
+  guint64 pages_before = sim_page_allocated (f->pages);
+  SimCacheId ids[3] = { cache (f, "r_64", 64, 0), cache (f, "r_700", 700, 0),
+                        cache (f, "r_3000", 3000, SIM_SLAB_CTOR) };
+  GArray *live = g_array_new (FALSE, FALSE, sizeof (SimAddr));
+  SimRng rng;
+  sim_rng_init (&rng, 42, 0);
+  guint n_cpus = f->machine->n_cpus;
+  for (guint step = 0; step < 6000; step++)
+    {
+      guint cpu = (guint) sim_rng_below (&rng, n_cpus);
+      guint r = (guint) sim_rng_below (&rng, 100);
+      if (r < 50 || live->len == 0)
+        {
+          gint node = sim_rng_below (&rng, 8) == 0 ? (gint) sim_rng_below (&rng, 2) : -1;
+          SimAddr a = sim_slqb_cache_alloc (f->slqb, on (f, cpu), ids[r % 3], node, 0);
+          assert_true (a != 0);
+          g_array_append_val (live, a);
+        }
+      else if (r < 98)
+        {
+          guint i = (guint) sim_rng_below (&rng, live->len);
+          assert_true (sim_slqb_free (f->slqb, on (f, cpu), g_array_index (live, SimAddr, i)));
+          g_array_remove_index_fast (live, i);
+        }
+      else
+        sim_slqb_trim (f->slqb, on (f, cpu));
+      if (step % 97 == 0)
+        check (f);
+    }
+  check (f);
+  for (guint i = 0; i < live->len; i++)
+    assert_true (sim_slqb_free (f->slqb, on (f, i % n_cpus), g_array_index (live, SimAddr, i)));
+  g_array_unref (live);
+  check (f);
+  for (guint round = 0; round < 4; round++)
+    for (guint cpu = 0; cpu < n_cpus; cpu++)
+      for (guint k = 0; k < 64; k++)
+        sim_slqb_trim (f->slqb, on (f, cpu));
+  check (f);
+  for (guint i = 0; i < 3; i++)
+    {
+      SimSlqbCacheInfo in = info (f, ids[i]);
+      assert_int_equal (in.slabs, 0);
+      assert_int_equal (in.live_objects, 0);
+      assert_int_equal (in.stat[SIM_SLQB_ALLOC], in.stat[SIM_SLQB_FREE]);
+      assert_true (in.stat[SIM_SLQB_CLAIM_REMOTE_LIST] > 0);
+      assert_true (in.stat[SIM_SLQB_FREE_REMOTE] > 0);
+    }
+  assert_int_equal (sim_page_allocated (f->pages), pages_before);
+  fix_free (f);
+}
+
 int
 main (void)
 {
@@ -649,6 +712,7 @@ main (void)
     cmocka_unit_test (test_parameters),
     cmocka_unit_test (test_checker_catches_corruption),
     cmocka_unit_test (test_gfp_zero_and_bad_frees),
+    cmocka_unit_test (test_random_workload_keeps_invariants),
   };
   return cmocka_run_group_tests_name ("slqb-rules", tests, NULL, NULL);
 }
