@@ -243,6 +243,7 @@ struct SimSlqb {
   GHashTable  *by_name;         /* name -> SlqbCache */
   GHashTable  *page_of;         /* page address -> SlqbPage */
   SlqbCache   *kmalloc[N_KMALLOC];
+  SimCacheId   kmalloc_id[N_KMALLOC];
   guint64     *trim_event;      /* [n_cpus] pending engine event ids */
 };
 
@@ -1011,10 +1012,7 @@ sim_slqb_kmalloc_cache (SimSlqb *m, gsize size)
   guint idx = kmalloc_index (MAX (size, 1));
   if (idx == 0 || m->kmalloc[idx] == NULL)
     return SIM_CACHE_NONE;
-  for (guint i = 0; i < m->caches->len; i++)
-    if (g_ptr_array_index (m->caches, i) == m->kmalloc[idx])
-      return i;
-  return SIM_CACHE_NONE;
+  return m->kmalloc_id[idx];
 }
 
 SimAddr
@@ -1653,6 +1651,7 @@ sim_slqb_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
           return NULL;
         }
       m->kmalloc[i] = cache_new (m, &op, name, &g, SIM_SLAB_HWCACHE_ALIGN);
+      m->kmalloc_id[i] = m->caches->len - 1;
       g_free (name);
     }
   start_trim_timers (m);
