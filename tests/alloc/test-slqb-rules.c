@@ -368,6 +368,35 @@ test_remote_batching_and_claim (void **state)
   fix_free (f);
 }
 
+/* A claim that leaves more than hiwater on the LIFO flushes a batch at
+ * once (__cache_list_get_object); here the whole claimed queue goes back
+ * to its page, the LIFO is empty again and the object comes from the
+ * page: the last one pushed there. */
+static void
+test_claim_past_hiwater_flushes (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slqb:hiwater=4,freebatch=5", TRUE);
+  SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
+  SimAddr objs[16];
+  alloc_n (f, id, 0, objs, 16);
+  free_n (f, 1, objs, 5);                         /* one batch of 5 to CPU 0's queue */
+  SimSlqbListInfo c0 = list_of (f, id, 0);
+  assert_int_equal (c0.remote_free_nr, 5);
+  assert_true (c0.remote_free_check);
+  SimAddr a = sim_slqb_cache_alloc (f->slqb, on (f, 0), id, -1, 0);
+  c0 = list_of (f, id, 0);
+  assert_int_equal (c0.stat[SIM_SLQB_CLAIM_REMOTE_LIST_OBJECTS], 5);
+  assert_int_equal (c0.stat[SIM_SLQB_FLUSH_FREE_LIST], 1);
+  assert_int_equal (c0.stat[SIM_SLQB_FLUSH_FREE_LIST_OBJECTS], 5);
+  assert_int_equal (c0.stat[SIM_SLQB_FLUSH_SLAB_PARTIAL], 1);
+  assert_int_equal (c0.stat[SIM_SLQB_ALLOC_SLAB_FILL], 17);
+  assert_int_equal (c0.freelist_nr, 0);
+  assert_true (a == objs[4]);
+  check (f);
+  fix_free (f);
+}
+
 /* Objects of another CPU's pages on this CPU's LIFO go, when flushed, to
  * the rlist (flush_free_list_remote) and from there to the owner. */
 static void
@@ -704,6 +733,7 @@ main (void)
     cmocka_unit_test (test_lifo_reuse),
     cmocka_unit_test (test_hiwater_flush_and_empty_pages),
     cmocka_unit_test (test_remote_batching_and_claim),
+    cmocka_unit_test (test_claim_past_hiwater_flushes),
     cmocka_unit_test (test_flush_sends_foreign_objects_remote),
     cmocka_unit_test (test_trim_worker_events),
     cmocka_unit_test (test_node_specific_alloc),
