@@ -1415,22 +1415,15 @@ check_list (const SlqbCache *s, const CacheList *l, const char *who, GHashTable 
 }
 
 static gboolean
-check_cache (const SimSlqb *m, const SlqbCache *s, GError **error)
+check_cache (const SimSlqb *m, const SlqbCache *s, GPtrArray *pages, GError **error)
 {
-  /* Pages of this cache: clear marks, walk each page freelist, count the
-   * pages of each list. */
+  /* @pages: this cache's pages.  Clear marks, count the pages of each
+   * list, walk each page freelist. */
   GHashTable *slabs = g_hash_table_new (g_direct_hash, g_direct_equal);
-  GPtrArray *pages = g_ptr_array_new ();
   gboolean ok = TRUE;
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, m->page_of);
-  while (g_hash_table_iter_next (&it, &k, &v))
+  for (guint i = 0; i < pages->len; i++)
     {
-      SlqbPage *pg = v;
-      if (pg->s != s)
-        continue;
-      g_ptr_array_add (pages, pg);
+      SlqbPage *pg = g_ptr_array_index (pages, i);
       memset (pg->mark, 0, pg->objects);
       gsize c = GPOINTER_TO_SIZE (g_hash_table_lookup (slabs, pg->list));
       g_hash_table_insert (slabs, pg->list, GSIZE_TO_POINTER (c + 1));
@@ -1516,7 +1509,6 @@ check_cache (const SimSlqb *m, const SlqbCache *s, GError **error)
   if (ok && out != s->live)
     ok = bad (error, s, "%" G_GUINT64_FORMAT " objects handed out but %" G_GUINT64_FORMAT
               " counted live", out, s->live);
-  g_ptr_array_unref (pages);
   g_hash_table_destroy (slabs);
   return ok;
 }
@@ -1524,10 +1516,34 @@ check_cache (const SimSlqb *m, const SlqbCache *s, GError **error)
 gboolean
 sim_slqb_check (const SimSlqb *m, GError **error)
 {
-  for (guint i = 0; i < m->caches->len; i++)
-    if (!check_cache (m, g_ptr_array_index (m->caches, i), error))
-      return FALSE;
-  return TRUE;
+  /* One pass over every page, sorted by cache. */
+  GHashTable *by_cache = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                (GDestroyNotify) g_ptr_array_unref);
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, m->page_of);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      SlqbPage *pg = v;
+      GPtrArray *a = g_hash_table_lookup (by_cache, pg->s);
+      if (a == NULL)
+        {
+          a = g_ptr_array_new ();
+          g_hash_table_insert (by_cache, pg->s, a);
+        }
+      g_ptr_array_add (a, pg);
+    }
+  GPtrArray *none = g_ptr_array_new ();
+  gboolean ok = TRUE;
+  for (guint i = 0; i < m->caches->len && ok; i++)
+    {
+      const SlqbCache *s = g_ptr_array_index (m->caches, i);
+      GPtrArray *pages = g_hash_table_lookup (by_cache, s);
+      ok = check_cache (m, s, pages ? pages : none, error);
+    }
+  g_ptr_array_unref (none);
+  g_hash_table_destroy (by_cache);
+  return ok;
 }
 
 /* ------------------------------------------------------------------ */
