@@ -1,6 +1,7 @@
 /* registry.c - the one list of allocator models.  Adding a model is one
  * file with its ops table and one line here. */
 #include "models/alloc/alloc.h"
+#include "models/alloc/slqb.h"
 #include "models/alloc/slub.h"
 
 #include <string.h>
@@ -9,6 +10,7 @@ typedef const SimAllocOps *(*SimAllocOpsGetter) (void);
 
 static const SimAllocOpsGetter getters[] = {
   sim_alloc_slub_ops,
+  sim_alloc_slqb_ops,
 };
 
 const SimAllocOps *const *
