@@ -65,6 +65,18 @@ test_record_true (void **state)
     }
   assert_int_equal (other, 0);
   fprintf (stderr, "# %u kmem lines recorded\n", kmem);
+  /* What record writes, the readers read and the models replay. */
+  g_autofree char *err2 = NULL;
+  st = tu_run (NULL, &err2, (const char *[]) { "trace", "info", out, NULL });
+  if (st != 0)
+    print_error ("trace info: %s\n", err2);
+  assert_int_equal (st, 0);
+  g_clear_pointer (&err2, g_free);
+  st = tu_run (NULL, &err2, (const char *[]) { "run", "--check", "--machine", "nehalem-ep-2s",
+                                               out, NULL });
+  if (st != 0)
+    print_error ("run: %s\n", err2);
+  assert_int_equal (st, 0);
   g_unlink (out);
 }
 
