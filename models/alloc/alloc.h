@@ -151,6 +151,9 @@ typedef struct {
   guint32     object_size;
   guint32     align;           /* requested alignment, 0 = default */
   guint32     flags;           /* SIM_SLAB_* */
+  /* kmem_cache_args.sheaf_capacity (6.18): per-CPU sheaves of this many
+   * objects; 0 = none.  Models without sheaves ignore it. */
+  guint32     sheaf_capacity;
 } SimCacheSpec;
 
 /* What an allocator model may use: the machine, its memory system and the

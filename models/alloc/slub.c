@@ -20,7 +20,9 @@
  *           the fast paths are a cmpxchg of (freelist, tid); per-CPU
  *           partial slabs (cpu_partial_slabs) that are not frozen; slab
  *           state changes by cmpxchg on (freelist, counters); the node
- *           list_lock only where the kernel takes it.
+ *           list_lock only where the kernel takes it.  Caches created
+ *           with a sheaf_capacity (vm_area_struct and maple_node, 32) also
+ *           have per-CPU sheaves in front of all that (below).
  *
  * What the model keeps.  Every slab's objects, free pointers, inuse and
  * frozen state, the per-CPU freelist, the per-node partial lists in their
@@ -34,14 +36,45 @@
  * zeroed for __GFP_ZERO.  Locks (node list_lock, the slab lock of the
  * 2.6 eras) are engine resources: a CPU that finds one held waits.
  *
+ * Sheaves (6.18, Vlastimil Babka's "SLUB percpu sheaves").  A cache made
+ * with kmem_cache_args.sheaf_capacity has, per CPU, a slub_percpu_sheaves
+ * {lock, main, spare, rcu_free} in the per-CPU area, and per node a
+ * node_barn {lock, sheaves_full, sheaves_empty, nr_full, nr_empty}.  A
+ * sheaf is a slab_sheaf {barn_list, cache, size, node, objects[]} that the
+ * kernel kzallocs (struct_size of capacity pointers: 288 bytes for 32,
+ * so kmalloc-512), and so does the model, through its own kmalloc: the
+ * sheaves show up as kmalloc-512 allocations, as they do in the kernel.
+ * Allocation pops objects[--size] of main (alloc_from_pcs); an empty main
+ * is swapped with a non-empty spare, traded in the barn for a full sheaf
+ * (barn_get), or, when the caller may sleep, refilled through
+ * __kmem_cache_alloc_bulk, which takes objects one by one from the cpu
+ * freelist and ___slab_alloc, the classic paths and counters.  Free pushes
+ * objects[size++] (free_to_pcs); a full main is swapped with a non-full
+ * spare, traded in the barn for an empty sheaf (barn_put) unless the barn
+ * holds MAX_FULL_SHEAVES (-E2BIG: the spare is flushed to the slabs by
+ * __kmem_cache_free_bulk and reused), else a new empty sheaf is
+ * allocated, and as a last resort main is flushed in batches of
+ * PCS_BATCH_MAX.  Only objects of the local node go into sheaves, and an
+ * allocation for another node bypasses them.  Every access to the sheaf
+ * (size, objects[] entries), to slub_percpu_sheaves (lock byte, main,
+ * spare) and to the barn (lock, list heads, counts, list links in the
+ * sheaves) goes to the cache model; the barn lock is an engine lock, the
+ * per-CPU local_trylock a byte that never fails here (no interrupts).
+ * The node_barn itself is placed in its node's static area like
+ * kmem_cache_node (the kernel kmalloc_node()s it at cache creation).
+ * Left out: kfree_rcu's rcu_free sheaf (traces do not tell kfree_rcu from
+ * kfree), the prefilled-sheaf API (kmem_cache_prefill_sheaf, used by the
+ * maple tree for preallocation; traces show its objects as ordinary
+ * allocations), kmem_cache_shrink's barn_shrink, and strict_numa
+ * mempolicies.
+ *
  * What it leaves out.  Debug caches (red zones, poisoning, user tracking:
  * SLUB_DEBUG off), memcg accounting, freelist randomisation and hardening
  * (CONFIG_SLAB_FREELIST_RANDOM/HARDENED off: freelists are in ascending
  * address order, pointers stored plainly), pfmemalloc, kmem_cache_shrink
  * and the defragmentation of remote nodes' partial lists
  * (get_any_partial is not attempted: remote_node_defrag_ratio treated as
- * 0), sheaves of 6.18 (vm_area_struct and maple_node opt in; not yet
- * modelled), and interrupts: an operation runs to completion on its CPU,
+ * 0), the parts of sheaves listed above, and interrupts: an operation runs to completion on its CPU,
  * so the races the kernel re-checks for (a cpu slab appearing while
  * interrupts were enabled) never happen and cmpxchg never fails.
  */
@@ -96,10 +129,38 @@ static const SlubEra eras[] = {
 #define CC_SLAB_618   16
 #define CC_PARTIAL    24
 
-/* kmem_cache_node: list_lock, nr_partial, partial list head. */
+/* kmem_cache_node: list_lock, nr_partial, partial list head; 6.18's
+ * barn pointer last. */
 #define KN_LOCK       0
 #define KN_NR_PARTIAL 8
 #define KN_PARTIAL    16
+#define KN_BARN       56
+
+/* 6.18 sheaves.  kmem_cache: cpu_sheaves follows cpu_slab;
+ * sheaf_capacity after cpu_partial_slabs. */
+#define KC_CPU_SHEAVES     8
+#define KC_SHEAF_CAPACITY  48
+/* slab_sheaf: {rcu_head | barn_list | capacity}, cache, size, node,
+ * objects[]. */
+#define SH_BARN_LIST  0
+#define SH_SIZE       24
+#define SH_OBJECTS    32
+/* slub_percpu_sheaves: local_trylock_t (its acquired byte), main, spare,
+ * rcu_free. */
+#define PCS_LOCK      0
+#define PCS_MAIN      8
+#define PCS_SPARE     16
+#define PCS_SIZE      32
+/* node_barn: lock, sheaves_full, sheaves_empty, nr_full, nr_empty. */
+#define BARN_LOCK     0
+#define BARN_FULL     8
+#define BARN_EMPTY    24
+#define BARN_NR_FULL  40
+#define BARN_NR_EMPTY 44
+
+#define MAX_FULL_SHEAVES  10
+#define MAX_EMPTY_SHEAVES 10
+#define PCS_BATCH_MAX     32
 
 /* Instruction counts charged per step: estimates of the x86-64 code of
  * each path (docs/models/slub.md explains where they come from).  Memory
@@ -118,7 +179,11 @@ static const SlubEra eras[] = {
   X (DISCARD_SLAB,      40)                                                  \
   X (CPU_PARTIAL_OP,    15)                                                  \
   X (KMALLOC_INDEX,      6)   /* size to cache lookup */                     \
-  X (VIRT_TO_PAGE,       8)   /* virt_to_head_page arithmetic */
+  X (VIRT_TO_PAGE,       8)   /* virt_to_head_page arithmetic */             \
+  X (PCS_OP,            10)   /* alloc_from_pcs / free_to_pcs: trylock, checks, pop/push */ \
+  X (SHEAF_SWAP,         6)   /* exchanging main and spare */                \
+  X (BARN_OP,           12)   /* one barn get/put/replace under its lock */  \
+  X (BULK_OBJECT,        6)   /* one object of a bulk alloc or free */
 
 enum {
 #define SLUB_COST_ENUM(n, v) COST_##n = v,
@@ -170,6 +235,29 @@ typedef struct {
   SimAddr  addr;            /* kmem_cache_node */
 } SlubNode;
 
+/* A slab_sheaf: its simulated address and the object addresses it holds
+ * (objects[0..size), LIFO at the top). */
+typedef struct {
+  SimAddr  addr;
+  guint    size;
+  SimAddr *objects;         /* capacity entries */
+} Sheaf;
+
+/* slub_percpu_sheaves of one CPU. */
+typedef struct {
+  Sheaf   *main;            /* never NULL */
+  Sheaf   *spare;           /* NULL, empty or full */
+  SimAddr  addr;
+} Pcs;
+
+/* node_barn: the lists are stacks (list_add and list_first_entry), head
+ * first. */
+typedef struct {
+  GQueue   full, empty;
+  SimLock  lock;
+  SimAddr  addr;
+} Barn;
+
 struct SlubCache {
   SimSlubGeometry g;
   SimSlubCache *sc;         /* the sizing code's cache (name, aliases) */
@@ -181,6 +269,9 @@ struct SlubCache {
   SlubNode  *node;
   guint64    stat[SIM_SLUB_N_STATS];
   guint64    live;          /* objects handed out and not freed */
+  guint      sheaf_capacity; /* 0: no sheaves */
+  Pcs       *pcs;           /* per CPU, NULL without sheaves */
+  Barn      *barn;          /* per node, NULL without sheaves */
 };
 
 struct SimSlub {
@@ -202,9 +293,16 @@ struct SimSlub {
 };
 
 static const char *const stat_names[SIM_SLUB_N_STATS] = {
-#define SLUB_STAT_NAME(e, n) n,
+#define SLUB_STAT_NAME(e, n, slot) n,
   SIM_SLUB_STATS (SLUB_STAT_NAME)
 #undef SLUB_STAT_NAME
+};
+
+/* Where each counter sits in 6.18's kmem_cache_cpu stat[] array. */
+static const guint8 stat_slot_618[SIM_SLUB_N_STATS] = {
+#define SLUB_STAT_SLOT(e, n, slot) slot,
+  SIM_SLUB_STATS (SLUB_STAT_SLOT)
+#undef SLUB_STAT_SLOT
 };
 
 const char *
@@ -289,12 +387,21 @@ wr_freeptr (SimOp *op, const Slab *slab, guint idx)
 /* stat(s, item): the counter is a per-CPU unsigned in kmem_cache_cpu, so
  * with CONFIG_SLUB_STATS each increment is a read-modify-write there. */
 static inline void
+stat_add (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item, guint v)
+{
+  s->stat[item] += v;
+  if (m->era->stats && m->p.stats)
+    {
+      guint slot = m->era->id == SIM_SLUB_6_18 ? stat_slot_618[item] : (guint) item;
+      sim_op_access (op, s->cpu[op->cpu].addr + m->era->cpu_stat_offset + 4 * slot, 4,
+                     SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
+    }
+}
+
+static inline void
 stat (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item)
 {
-  s->stat[item]++;
-  if (m->era->stats && m->p.stats)
-    sim_op_access (op, s->cpu[op->cpu].addr + m->era->cpu_stat_offset + 4 * item, 4,
-                   SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
+  stat_add (m, op, s, item, 1);
 }
 
 static inline void
@@ -927,6 +1034,9 @@ zero_object (SimOp *op, SlubCache *s, SimAddr addr)
   sim_op_touch_range (op, addr, s->g.object_size, SIM_ACC_WRITE, SIM_MEM_OBJECT);
 }
 
+static gboolean alloc_from_pcs (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp,
+                                SimAddr *out);
+
 SimAddr
 sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
 {
@@ -934,6 +1044,17 @@ sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 g
   SlubCache *s = g_ptr_array_index (m->caches, id);
   CpuSlab *c = &s->cpu[op->cpu];
   const SlubEra *e = m->era;
+
+  /* 6.18 slab_alloc_node: the sheaves first; what they cannot serve falls
+   * through to the classic paths. */
+  SimAddr from_pcs;
+  if (s->pcs && alloc_from_pcs (m, op, s, node, gfp, &from_pcs))
+    {
+      if (gfp & SIM_GFP_ZERO)
+        zero_object (op, s, from_pcs);
+      s->live++;
+      return from_pcs;
+    }
 
   sim_op_instr (op, COST_FAST_ALLOC);
   locate_cpu_slab (m, op, s);
@@ -1031,8 +1152,12 @@ slow_free_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 obj)
   slab_unlock (m, op, slab);
 }
 
+/* __slab_free of 6.18 for a chain head..tail of @cnt objects of @slab
+ * already linked through their free pointers (one object from slab_free,
+ * a detached freelist from a bulk free). */
 static void
-slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 obj)
+slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, guint16 tail,
+               guint cnt)
 {
   sim_op_instr (op, COST_SLOW_FREE);
   stat (m, op, s, SIM_SLUB_FREE_SLOWPATH);
@@ -1043,17 +1168,17 @@ slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 obj)
   SlubNode *n = NULL;
   gboolean on_node_partial = FALSE;
 
-  if ((slab->inuse == 1 || prior == NIL) && !was_frozen
+  if ((slab->inuse == cnt || prior == NIL) && !was_frozen
       && (!has_cpu_partial || prior != NIL))
     {
       n = node_of_slab (s, slab);
       node_lock (op, n);
       on_node_partial = slab->where == WHERE_NODE_PARTIAL;
     }
-  slab->next_free[obj] = prior;
-  wr_freeptr (op, slab, obj);
-  slab->freelist = obj;
-  slab->inuse--;
+  slab->next_free[tail] = prior;
+  wr_freeptr (op, slab, tail);
+  slab->freelist = head;
+  slab->inuse -= cnt;
   rmw_page (op, slab);                         /* slab_update_freelist */
 
   if (n == NULL)
@@ -1108,6 +1233,8 @@ slab_of_addr (SimSlub *m, SimOp *op, SimAddr addr)
   return g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (head));
 }
 
+static gboolean free_to_pcs (SimSlub *m, SimOp *op, SlubCache *s, SimAddr addr);
+
 static void
 slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
 {
@@ -1115,6 +1242,13 @@ slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
   CpuSlab *c = &s->cpu[op->cpu];
   const SlubEra *e = m->era;
   guint16 obj = (guint16) ((addr - slab->base) / s->g.size);
+
+  /* 6.18 slab_free: only objects of this CPU's node go to the sheaves. */
+  if (s->pcs && slab->node == node_of_cpu (m, op->cpu) && free_to_pcs (m, op, s, addr))
+    {
+      s->live--;
+      return;
+    }
 
   sim_op_instr (op, COST_FAST_FREE);
   locate_cpu_slab (m, op, s);
@@ -1143,7 +1277,7 @@ slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
       return;
     }
   if (e->tid)
-    slow_free_618 (m, op, s, slab, obj);
+    slow_free_618 (m, op, s, slab, obj, obj, 1);
   else
     slow_free_2_6 (m, op, s, slab, obj);
 }
@@ -1167,6 +1301,660 @@ sim_slub_free (SimSlub *m, SimOp *op, SimAddr addr)
   rd_page (op, slab);                          /* page->slab / slab->slab_cache */
   slab_free (m, op, slab, addr);
   return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* 6.18 sheaves                                                        */
+
+static inline SimAddr
+sheaf_slot (const Sheaf *sh, guint i)
+{
+  return sh->addr + SH_OBJECTS + 8 * (SimAddr) i;
+}
+
+static inline void
+pcs_lock (SimOp *op, const Pcs *pcs)
+{
+  /* local_trylock: test and set the acquired byte; with interrupts and
+   * preemption out of the model it always succeeds. */
+  sim_op_access (op, pcs->addr + PCS_LOCK, 1, SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
+}
+
+static inline void
+pcs_unlock (SimOp *op, const Pcs *pcs)
+{
+  sim_op_write (op, pcs->addr + PCS_LOCK, 1, SIM_MEM_CPU_SLAB);
+}
+
+/* alloc_empty_sheaf: kzalloc (struct_size (sheaf, objects, capacity)). */
+static Sheaf *
+alloc_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp)
+{
+  SimAddr a = sim_slub_kmalloc (m, op, SH_OBJECTS + 8 * (gsize) s->sheaf_capacity,
+                                SIM_NUMA_NO_NODE, gfp | SIM_GFP_ZERO);
+  if (a == 0)
+    return NULL;
+  Sheaf *sh = g_new0 (Sheaf, 1);
+  sh->addr = a;
+  sh->objects = g_new0 (SimAddr, s->sheaf_capacity);
+  sim_op_write (op, a + 16, 8, SIM_MEM_CPU_SLAB);        /* sheaf->cache = s */
+  stat (m, op, s, SIM_SLUB_SHEAF_ALLOC);
+  return sh;
+}
+
+static void
+free_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh)
+{
+  g_assert (sh->size == 0);
+  sim_slub_free (m, op, sh->addr);
+  stat (m, op, s, SIM_SLUB_SHEAF_FREE);
+  g_free (sh->objects);
+  g_free (sh);
+}
+
+/* do_slab_free of 6.18 for a detached chain: onto the cpu freelist when
+ * the slab is this CPU's (free_fastpath counts the objects), else
+ * __slab_free. */
+static void
+do_slab_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head,
+                  guint16 tail, guint cnt)
+{
+  CpuSlab *c = &s->cpu[op->cpu];
+  rd_kc (op, s, KC_CPU_SLAB);
+  rd_cpu (op, c, CC_TID);
+  rd_cpu (op, c, CC_SLAB_618);
+  if (slab != c->slab)
+    {
+      slow_free_618 (m, op, s, slab, head, tail, cnt);
+      return;
+    }
+  rd_cpu (op, c, CC_FREELIST);
+  slab->next_free[tail] = c->freelist;
+  wr_freeptr (op, slab, tail);
+  c->freelist = head;
+  rmw_cpu (op, c, CC_FREELIST, 16);           /* cmpxchg (freelist, tid) */
+  c->tid++;
+  stat_add (m, op, s, SIM_SLUB_FREE_FASTPATH, cnt);
+}
+
+/* __kmem_cache_free_bulk: build_detached_freelist takes the last object,
+ * gathers the other objects of its slab from the end of @p (giving up
+ * after three of other slabs) into one chain, and frees that chain with
+ * do_slab_free; repeat until @p is empty. */
+static void
+kmem_cache_free_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, SimAddr *p, guint size)
+{
+  while (size > 0)
+    {
+      sim_op_instr (op, COST_BULK_OBJECT);
+      SimAddr object = p[--size];
+      Slab *slab = slab_of_addr (m, op, object);
+      g_assert (slab != NULL && slab->s == s);
+      guint16 idx = (guint16) ((object - slab->base) / s->g.size);
+      guint16 head = idx, tail = idx;
+      guint cnt = 1;
+      slab->next_free[idx] = NIL;
+      wr_freeptr (op, slab, idx);
+      guint same = size, lookahead = 3;
+      while (size > 0)
+        {
+          sim_op_instr (op, COST_BULK_OBJECT);
+          object = p[--size];
+          if (slab_of_addr (m, op, object) == slab)
+            {
+              idx = (guint16) ((object - slab->base) / s->g.size);
+              slab->next_free[idx] = head;
+              wr_freeptr (op, slab, idx);
+              head = idx;
+              cnt++;
+              same--;
+              if (size != same)
+                {
+                  SimAddr t = p[size];
+                  p[size] = p[same];
+                  p[same] = t;
+                }
+              continue;
+            }
+          if (--lookahead == 0)
+            break;
+        }
+      size = same;
+      do_slab_free_618 (m, op, s, slab, head, tail, cnt);
+    }
+}
+
+/* __kmem_cache_alloc_bulk of 6.18: objects one at a time from the cpu
+ * freelist (alloc_fastpath each), ___slab_alloc when it runs dry.  The
+ * addresses go to @p and their stores to the sheaf slots from @slot0.
+ * Returns @size, or 0 after giving back what it got on failure. */
+static guint
+kmem_cache_alloc_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp, SimAddr *p,
+                           guint size, SimAddr slot0)
+{
+  CpuSlab *c = &s->cpu[op->cpu];
+  rd_kc (op, s, KC_CPU_SLAB);
+  for (guint i = 0; i < size; i++)
+    {
+      sim_op_instr (op, COST_BULK_OBJECT);
+      rd_cpu (op, c, CC_FREELIST);
+      if (c->freelist == NIL)
+        {
+          c->tid++;
+          wr_cpu (op, c, CC_TID);
+          guint16 obj;
+          Slab *slab = slow_alloc_618 (m, op, s, c, SIM_NUMA_NO_NODE, gfp, &obj);
+          if (slab == NULL)
+            {
+              kmem_cache_free_bulk_618 (m, op, s, p, i);
+              return 0;
+            }
+          p[i] = obj_addr (slab, obj);
+        }
+      else
+        {
+          Slab *slab = c->slab;
+          guint16 obj = c->freelist;
+          rd_freeptr (op, slab, obj);
+          c->freelist = slab->next_free[obj];
+          wr_cpu (op, c, CC_FREELIST);
+          p[i] = obj_addr (slab, obj);
+          stat (m, op, s, SIM_SLUB_ALLOC_FASTPATH);
+        }
+      sim_op_write (op, slot0 + 8 * (SimAddr) i, 8, SIM_MEM_CPU_SLAB);
+    }
+  c->tid++;
+  wr_cpu (op, c, CC_TID);
+  return size;
+}
+
+/* refill_sheaf: fill to capacity; FALSE (-ENOMEM) if memory ran out. */
+static gboolean
+refill_sheaf (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh, guint32 gfp)
+{
+  guint to_fill = s->sheaf_capacity - sh->size;
+  if (to_fill == 0)
+    return TRUE;
+  guint filled = kmem_cache_alloc_bulk_618 (m, op, s, gfp, sh->objects + sh->size, to_fill,
+                                            sheaf_slot (sh, sh->size));
+  sh->size += filled;
+  sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+  stat_add (m, op, s, SIM_SLUB_SHEAF_REFILL, filled);
+  return filled == to_fill;
+}
+
+static Sheaf *
+alloc_full_sheaf (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp)
+{
+  Sheaf *sh = alloc_empty_sheaf (m, op, s, gfp);
+  if (sh == NULL)
+    return NULL;
+  if (!refill_sheaf (m, op, s, sh, gfp))
+    {
+      free_empty_sheaf (m, op, s, sh);
+      return NULL;
+    }
+  return sh;
+}
+
+/* sheaf_flush_unused: every object of a sheaf no CPU uses back to the
+ * slabs. */
+static void
+sheaf_flush_unused (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh)
+{
+  if (sh->size == 0)
+    return;
+  stat_add (m, op, s, SIM_SLUB_SHEAF_FLUSH, sh->size);
+  sim_op_touch_range (op, sheaf_slot (sh, 0), 8 * (guint64) sh->size, SIM_ACC_READ,
+                      SIM_MEM_CPU_SLAB);
+  kmem_cache_free_bulk_618 (m, op, s, sh->objects, sh->size);
+  sh->size = 0;
+  sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+}
+
+/* sheaf_flush_main: main's objects back to the slabs in batches of
+ * PCS_BATCH_MAX copied (under the pcs lock) to an on-stack array. */
+static gboolean
+sheaf_flush_main (SimSlub *m, SimOp *op, SlubCache *s)
+{
+  Pcs *pcs = &s->pcs[op->cpu];
+  SimAddr batch_objs[PCS_BATCH_MAX];
+  gboolean ret = FALSE;
+  guint remaining;
+  do
+    {
+      pcs_lock (op, pcs);
+      Sheaf *sh = pcs->main;
+      sim_op_read (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+      sim_op_read (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+      guint batch = MIN (PCS_BATCH_MAX, sh->size);
+      sh->size -= batch;
+      sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+      if (batch)
+        sim_op_touch_range (op, sheaf_slot (sh, sh->size), 8 * (guint64) batch, SIM_ACC_READ,
+                            SIM_MEM_CPU_SLAB);
+      memcpy (batch_objs, sh->objects + sh->size, batch * sizeof (SimAddr));
+      remaining = sh->size;
+      pcs_unlock (op, pcs);
+      kmem_cache_free_bulk_618 (m, op, s, batch_objs, batch);
+      stat_add (m, op, s, SIM_SLUB_SHEAF_FLUSH, batch);
+      ret = TRUE;
+    }
+  while (remaining);
+  return ret;
+}
+
+/* The barn's lists: list_add at the head, list_first_entry from it; the
+ * links live in the sheaves' first 16 bytes. */
+static void
+barn_list_push (SimOp *op, Barn *b, GQueue *q, guint head_off, Sheaf *sh)
+{
+  Sheaf *first = g_queue_peek_head (q);
+  sim_op_write (op, sh->addr + SH_BARN_LIST, 16, SIM_MEM_CPU_SLAB);
+  sim_op_write (op, b->addr + head_off, 8, SIM_MEM_CACHE_META);
+  if (first)
+    sim_op_write (op, first->addr + SH_BARN_LIST + 8, 8, SIM_MEM_CPU_SLAB);
+  else
+    sim_op_write (op, b->addr + head_off + 8, 8, SIM_MEM_CACHE_META);
+  g_queue_push_head (q, sh);
+}
+
+static Sheaf *
+barn_list_pop (SimOp *op, Barn *b, GQueue *q, guint head_off)
+{
+  Sheaf *sh = g_queue_pop_head (q);
+  Sheaf *next = g_queue_peek_head (q);
+  sim_op_read (op, b->addr + head_off, 8, SIM_MEM_CACHE_META);
+  sim_op_read (op, sh->addr + SH_BARN_LIST, 16, SIM_MEM_CPU_SLAB);
+  sim_op_write (op, b->addr + head_off, 8, SIM_MEM_CACHE_META);
+  if (next)
+    sim_op_write (op, next->addr + SH_BARN_LIST + 8, 8, SIM_MEM_CPU_SLAB);
+  else
+    sim_op_write (op, b->addr + head_off + 8, 8, SIM_MEM_CACHE_META);
+  return sh;
+}
+
+static inline void
+barn_lock (SimOp *op, Barn *b)
+{
+  sim_op_instr (op, COST_BARN_OP);
+  sim_op_lock (op, &b->lock, b->addr + BARN_LOCK);
+}
+
+static inline void
+barn_unlock (SimOp *op, Barn *b)
+{
+  sim_op_unlock (op, &b->lock, b->addr + BARN_LOCK);
+}
+
+/* get_barn: the barn of this CPU's memory node, through s->node[]. */
+static Barn *
+get_barn (SimSlub *m, SimOp *op, SlubCache *s)
+{
+  guint nid = node_of_cpu (m, op->cpu);
+  rd_kc (op, s, m->era->kmem_cache_size + 8 * nid);
+  sim_op_read (op, s->node[nid].addr + KN_BARN, 8, SIM_MEM_CACHE_META);
+  return &s->barn[nid];
+}
+
+static Sheaf *
+barn_get_empty_sheaf (SimOp *op, Barn *b)
+{
+  Sheaf *sh = NULL;
+  barn_lock (op, b);
+  sim_op_read (op, b->addr + BARN_NR_EMPTY, 4, SIM_MEM_CACHE_META);
+  if (b->empty.length)
+    {
+      sh = barn_list_pop (op, b, &b->empty, BARN_EMPTY);
+      sim_op_write (op, b->addr + BARN_NR_EMPTY, 4, SIM_MEM_CACHE_META);
+    }
+  barn_unlock (op, b);
+  return sh;
+}
+
+/* The undo paths: no limit checked, as in the kernel. */
+static void
+barn_put_sheaf (SimOp *op, Barn *b, Sheaf *sh, gboolean full)
+{
+  barn_lock (op, b);
+  barn_list_push (op, b, full ? &b->full : &b->empty, full ? BARN_FULL : BARN_EMPTY, sh);
+  sim_op_access (op, b->addr + (full ? BARN_NR_FULL : BARN_NR_EMPTY), 4, SIM_ACC_RMW,
+                 SIM_MEM_CACHE_META);
+  barn_unlock (op, b);
+}
+
+/* barn_replace_empty_sheaf: a full sheaf for @empty, or NULL. */
+static Sheaf *
+barn_replace_empty_sheaf (SimOp *op, Barn *b, Sheaf *empty)
+{
+  Sheaf *full = NULL;
+  barn_lock (op, b);
+  sim_op_read (op, b->addr + BARN_NR_FULL, 4, SIM_MEM_CACHE_META);
+  if (b->full.length)
+    {
+      full = barn_list_pop (op, b, &b->full, BARN_FULL);
+      barn_list_push (op, b, &b->empty, BARN_EMPTY, empty);
+      sim_op_write (op, b->addr + BARN_NR_FULL, 8, SIM_MEM_CACHE_META);
+    }
+  barn_unlock (op, b);
+  return full;
+}
+
+typedef enum { BARN_OK, BARN_E2BIG, BARN_ENOMEM } BarnResult;
+
+/* barn_replace_full_sheaf: an empty sheaf for @full, unless the barn
+ * already holds MAX_FULL_SHEAVES (-E2BIG) or has no empty one (-ENOMEM). */
+static BarnResult
+barn_replace_full_sheaf (SimOp *op, Barn *b, Sheaf *full, Sheaf **empty)
+{
+  BarnResult r = BARN_OK;
+  barn_lock (op, b);
+  sim_op_read (op, b->addr + BARN_NR_FULL, 8, SIM_MEM_CACHE_META);
+  if (b->full.length >= MAX_FULL_SHEAVES)
+    r = BARN_E2BIG;
+  else if (b->empty.length == 0)
+    r = BARN_ENOMEM;
+  else
+    {
+      *empty = barn_list_pop (op, b, &b->empty, BARN_EMPTY);
+      barn_list_push (op, b, &b->full, BARN_FULL, full);
+      sim_op_write (op, b->addr + BARN_NR_FULL, 8, SIM_MEM_CACHE_META);
+    }
+  barn_unlock (op, b);
+  return r;
+}
+
+static inline void
+swap_main_spare (SimOp *op, Pcs *pcs)
+{
+  sim_op_instr (op, COST_SHEAF_SWAP);
+  Sheaf *t = pcs->main;
+  pcs->main = pcs->spare;
+  pcs->spare = t;
+  sim_op_write (op, pcs->addr + PCS_MAIN, 16, SIM_MEM_CPU_SLAB);
+}
+
+/* __pcs_replace_empty_main.  Called with the pcs locked and main empty;
+ * TRUE with it locked and main non-empty, FALSE with it unlocked. */
+static gboolean
+pcs_replace_empty_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, guint32 gfp)
+{
+  sim_op_read (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+  if (pcs->spare)
+    sim_op_read (op, pcs->spare->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+  if (pcs->spare && pcs->spare->size > 0)
+    {
+      swap_main_spare (op, pcs);
+      return TRUE;
+    }
+  Barn *barn = get_barn (m, op, s);
+  Sheaf *full = barn_replace_empty_sheaf (op, barn, pcs->main);
+  if (full)
+    {
+      stat (m, op, s, SIM_SLUB_BARN_GET);
+      pcs->main = full;
+      sim_op_write (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+      return TRUE;
+    }
+  stat (m, op, s, SIM_SLUB_BARN_GET_FAIL);
+
+  gboolean can_alloc = (gfp & SIM_GFP_WAIT) != 0;
+  Sheaf *empty = NULL;
+  if (can_alloc)
+    {
+      if (pcs->spare)
+        {
+          empty = pcs->spare;
+          pcs->spare = NULL;
+          sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+        }
+      else
+        empty = barn_get_empty_sheaf (op, barn);
+    }
+  pcs_unlock (op, pcs);
+  if (!can_alloc)
+    return FALSE;
+
+  if (empty)
+    {
+      if (refill_sheaf (m, op, s, empty, gfp))
+        full = empty;
+      else
+        /* Out of memory (the bulk alloc gave back what it got): the
+         * kernel does not bother with the barn. */
+        free_empty_sheaf (m, op, s, empty);
+    }
+  else
+    full = alloc_full_sheaf (m, op, s, gfp);
+  if (full == NULL)
+    return FALSE;
+
+  pcs_lock (op, pcs);
+  sim_op_read (op, pcs->addr + PCS_MAIN, 16, SIM_MEM_CPU_SLAB);
+  sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+  if (pcs->main->size == 0)
+    {
+      barn_put_sheaf (op, barn, pcs->main, FALSE);
+      pcs->main = full;
+      sim_op_write (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+      return TRUE;
+    }
+  /* Only reachable in the kernel after an interrupt or a migration
+   * refilled this CPU's sheaves meanwhile; kept for fidelity. */
+  if (pcs->spare == NULL)
+    {
+      pcs->spare = full;
+      sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+      return TRUE;
+    }
+  if (pcs->spare->size == 0)
+    {
+      barn_put_sheaf (op, barn, pcs->spare, FALSE);
+      pcs->spare = full;
+      sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+      return TRUE;
+    }
+  barn_put_sheaf (op, barn, full, TRUE);
+  stat (m, op, s, SIM_SLUB_BARN_PUT);
+  return TRUE;
+}
+
+/* alloc_from_pcs.  FALSE: fall through to the classic paths. */
+static gboolean
+alloc_from_pcs (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp, SimAddr *out)
+{
+  guint local = node_of_cpu (m, op->cpu);
+  gboolean node_requested = node != SIM_NUMA_NO_NODE;
+  /* The sheaves hold local objects: a request for another node goes
+   * straight to the slabs. */
+  if (node_requested && (guint) node % m->n_nodes != local)
+    return FALSE;
+
+  Pcs *pcs = &s->pcs[op->cpu];
+  sim_op_instr (op, COST_PCS_OP);
+  rd_kc (op, s, KC_CPU_SHEAVES);
+  pcs_lock (op, pcs);
+  sim_op_read (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+  sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+  if (pcs->main->size == 0 && !pcs_replace_empty_main (m, op, s, pcs, gfp))
+    return FALSE;
+
+  Sheaf *sh = pcs->main;
+  SimAddr obj = sh->objects[sh->size - 1];
+  sim_op_read (op, sheaf_slot (sh, sh->size - 1), 8, SIM_MEM_CPU_SLAB);
+  if (node_requested)
+    {
+      /* folio_nid (virt_to_folio (object)): the object may be remote
+       * after all (a migration while the lock was dropped). */
+      SimAddr head = sim_page_head (m->env.pages, obj);
+      sim_op_read (op, sim_page_struct (m->env.pages, head), 8, SIM_MEM_STRUCT_PAGE);
+      if (sim_page_node_of (m->env.pages, head) % m->n_nodes != (guint) node % m->n_nodes)
+        {
+          pcs_unlock (op, pcs);
+          return FALSE;
+        }
+    }
+  sh->size--;
+  sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+  pcs_unlock (op, pcs);
+  stat (m, op, s, SIM_SLUB_ALLOC_PCS);
+  *out = obj;
+  return TRUE;
+}
+
+/* __pcs_install_empty_sheaf: main is full and @empty is ours. */
+static void
+pcs_install_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, Sheaf *empty)
+{
+  sim_op_read (op, pcs->addr + PCS_MAIN, 16, SIM_MEM_CPU_SLAB);
+  if (pcs->spare == NULL)
+    {
+      pcs->spare = pcs->main;
+      pcs->main = empty;
+      sim_op_write (op, pcs->addr + PCS_MAIN, 16, SIM_MEM_CPU_SLAB);
+      return;
+    }
+  Barn *barn = get_barn (m, op, s);
+  if (pcs->main->size < s->sheaf_capacity)
+    {
+      barn_put_sheaf (op, barn, empty, FALSE);
+      return;
+    }
+  if (pcs->spare->size < s->sheaf_capacity)
+    {
+      swap_main_spare (op, pcs);
+      barn_put_sheaf (op, barn, empty, FALSE);
+      return;
+    }
+  /* barn_replace_full_sheaf found no empty sheaf and one was allocated:
+   * the full main goes to the barn after all. */
+  barn_put_sheaf (op, barn, pcs->main, TRUE);
+  stat (m, op, s, SIM_SLUB_BARN_PUT);
+  pcs->main = empty;
+  sim_op_write (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+}
+
+/* __pcs_replace_full_main.  Called with the pcs locked and main full;
+ * TRUE with it locked and room in main, FALSE with it unlocked. */
+static gboolean
+pcs_replace_full_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs)
+{
+  for (;;)
+    {
+      Barn *barn = get_barn (m, op, s);
+      gboolean put_fail = FALSE;
+      Sheaf *empty = NULL;
+      sim_op_read (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+      if (pcs->spare == NULL)
+        {
+          empty = barn_get_empty_sheaf (op, barn);
+          if (empty)
+            {
+              pcs->spare = pcs->main;
+              pcs->main = empty;
+              sim_op_write (op, pcs->addr + PCS_MAIN, 16, SIM_MEM_CPU_SLAB);
+              return TRUE;
+            }
+        }
+      else
+        {
+          sim_op_read (op, pcs->spare->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+          if (pcs->spare->size < s->sheaf_capacity)
+            {
+              swap_main_spare (op, pcs);
+              return TRUE;
+            }
+          BarnResult r = barn_replace_full_sheaf (op, barn, pcs->main, &empty);
+          if (r == BARN_OK)
+            {
+              stat (m, op, s, SIM_SLUB_BARN_PUT);
+              pcs->main = empty;
+              sim_op_write (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+              return TRUE;
+            }
+          if (r == BARN_E2BIG)
+            {
+              /* Too many full sheaves in the barn: the (full) spare goes
+               * back to the slabs and becomes the empty sheaf. */
+              Sheaf *to_flush = pcs->spare;
+              stat (m, op, s, SIM_SLUB_BARN_PUT_FAIL);
+              pcs->spare = NULL;
+              sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+              pcs_unlock (op, pcs);
+              sheaf_flush_unused (m, op, s, to_flush);
+              pcs_lock (op, pcs);
+              pcs_install_empty_sheaf (m, op, s, pcs, to_flush);
+              return TRUE;
+            }
+          put_fail = TRUE;
+        }
+
+      /* alloc_empty: a new empty sheaf with GFP_NOWAIT. */
+      pcs_unlock (op, pcs);
+      empty = alloc_empty_sheaf (m, op, s, 0);
+      if (empty)
+        {
+          pcs_lock (op, pcs);
+          pcs_install_empty_sheaf (m, op, s, pcs, empty);
+          return TRUE;
+        }
+      if (put_fail)
+        stat (m, op, s, SIM_SLUB_BARN_PUT_FAIL);
+      /* Last resort: flush main to the slabs. */
+      if (!sheaf_flush_main (m, op, s))
+        return FALSE;
+      pcs_lock (op, pcs);
+      sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+      if (pcs->main->size < s->sheaf_capacity)
+        return TRUE;
+    }
+}
+
+/* free_to_pcs.  FALSE: the caller frees to the slab. */
+static gboolean
+free_to_pcs (SimSlub *m, SimOp *op, SlubCache *s, SimAddr addr)
+{
+  Pcs *pcs = &s->pcs[op->cpu];
+  sim_op_instr (op, COST_PCS_OP);
+  rd_kc (op, s, KC_CPU_SHEAVES);
+  pcs_lock (op, pcs);
+  sim_op_read (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+  sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+  rd_kc (op, s, KC_SHEAF_CAPACITY);
+  if (pcs->main->size == s->sheaf_capacity && !pcs_replace_full_main (m, op, s, pcs))
+    return FALSE;
+  Sheaf *sh = pcs->main;
+  sh->objects[sh->size] = addr;
+  sim_op_write (op, sheaf_slot (sh, sh->size), 8, SIM_MEM_CPU_SLAB);
+  sh->size++;
+  sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+  pcs_unlock (op, pcs);
+  stat (m, op, s, SIM_SLUB_FREE_PCS);
+  return TRUE;
+}
+
+/* pcs_flush_all (flush_cpu_slab's first step): the spare is flushed and
+ * freed, main flushed; the barn is left alone. */
+static void
+pcs_flush_all (SimSlub *m, SimOp *op, SlubCache *s)
+{
+  Pcs *pcs = &s->pcs[op->cpu];
+  /* has_pcs_used */
+  sim_op_read (op, pcs->addr + PCS_MAIN, 16, SIM_MEM_CPU_SLAB);
+  sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
+  if (pcs->spare == NULL && pcs->main->size == 0)
+    return;
+  pcs_lock (op, pcs);
+  Sheaf *spare = pcs->spare;
+  pcs->spare = NULL;
+  sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+  pcs_unlock (op, pcs);
+  if (spare)
+    {
+      sheaf_flush_unused (m, op, s, spare);
+      free_empty_sheaf (m, op, s, spare);
+    }
+  sheaf_flush_main (m, op, s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1209,6 +1997,8 @@ sim_slub_flush_all (SimSlub *m, SimOp *op)
         {
           CpuSlab *c = &s->cpu[cpu];
           op->cpu = cpu;
+          if (s->pcs)
+            pcs_flush_all (m, op, s);
           if (c->slab)
             {
               stat (m, op, s, SIM_SLUB_CPUSLAB_FLUSH);
@@ -1280,6 +2070,20 @@ sim_slub_cache_info (const SimSlub *m, SimCacheId id, SimSlubCacheInfo *out)
         out->cpu_partial_slabs++;
     }
   out->live_objects = s->live;
+  out->sheaf_capacity = s->sheaf_capacity;
+  if (s->pcs)
+    {
+      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+        out->sheaf_objects += s->pcs[cpu].main->size
+                              + (s->pcs[cpu].spare ? s->pcs[cpu].spare->size : 0);
+      for (guint n = 0; n < m->n_nodes; n++)
+        {
+          out->barn_full += s->barn[n].full.length;
+          out->barn_empty += s->barn[n].empty.length;
+          for (GList *l = s->barn[n].full.head; l; l = l->next)
+            out->sheaf_objects += ((const Sheaf *) l->data)->size;
+        }
+    }
   memcpy (out->stat, s->stat, sizeof s->stat);
 }
 
@@ -1306,11 +2110,100 @@ chain_length (const Slab *slab, guint16 head, guint8 *seen)
   return n;
 }
 
+static gboolean
+check_one_sheaf (const SimSlub *m, const SlubCache *s, const Sheaf *sh, const char *where,
+                 GHashTable *in_sheaf, guint64 *count, GError **error)
+{
+  if (sh->size > s->sheaf_capacity)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                   "%s: %s sheaf holds %u objects, capacity %u", s->name, where, sh->size,
+                   s->sheaf_capacity);
+      return FALSE;
+    }
+  for (guint i = 0; i < sh->size; i++)
+    {
+      SimAddr a = sh->objects[i];
+      const Slab *sl = g_hash_table_lookup (m->slab_of,
+                                            GSIZE_TO_POINTER (sim_page_head (m->env.pages, a)));
+      if (sl == NULL || sl->s != s || (a - sl->base) % s->g.size != 0
+          || (a - sl->base) / s->g.size >= sl->objects)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                       "%s: %s sheaf holds %#" G_GINT64_MODIFIER "x, not an object of the cache",
+                       s->name, where, a);
+          return FALSE;
+        }
+      if (!g_hash_table_add (in_sheaf, GSIZE_TO_POINTER (a)))
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                       "%s: object %#" G_GINT64_MODIFIER "x is in a sheaf twice (%s)",
+                       s->name, a, where);
+          return FALSE;
+        }
+    }
+  *count += sh->size;
+  return TRUE;
+}
+
+/* The sheaves of @s: main never NULL, sizes within capacity, barn lists
+ * holding full sheaves (at most MAX_FULL_SHEAVES) and empty ones. */
+static gboolean
+check_sheaves (const SimSlub *m, const SlubCache *s, GHashTable *in_sheaf, guint64 *count,
+               GError **error)
+{
+  for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+    {
+      const Pcs *pcs = &s->pcs[cpu];
+      if (pcs->main == NULL || pcs->main == pcs->spare)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                       "%s: cpu %u: main sheaf missing or also the spare", s->name, cpu);
+          return FALSE;
+        }
+      if (!check_one_sheaf (m, s, pcs->main, "main", in_sheaf, count, error)
+          || (pcs->spare && !check_one_sheaf (m, s, pcs->spare, "spare", in_sheaf, count, error)))
+        return FALSE;
+    }
+  for (guint n = 0; n < m->n_nodes; n++)
+    {
+      const Barn *b = &s->barn[n];
+      if (b->full.length > MAX_FULL_SHEAVES)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                       "%s: node %u barn holds %u full sheaves (at most %d)", s->name, n,
+                       b->full.length, MAX_FULL_SHEAVES);
+          return FALSE;
+        }
+      for (const GList *l = b->full.head; l; l = l->next)
+        {
+          const Sheaf *sh = l->data;
+          if (sh->size != s->sheaf_capacity)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: node %u barn: a sheaf on the full list holds %u of %u",
+                           s->name, n, sh->size, s->sheaf_capacity);
+              return FALSE;
+            }
+          if (!check_one_sheaf (m, s, sh, "barn", in_sheaf, count, error))
+            return FALSE;
+        }
+      for (const GList *l = b->empty.head; l; l = l->next)
+        if (((const Sheaf *) l->data)->size != 0)
+          {
+            g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                         "%s: node %u barn: a sheaf on the empty list is not empty", s->name, n);
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
 gboolean
 sim_slub_check (const SimSlub *m, GError **error)
 {
   /* Every object is in exactly one place: on its slab's freelist, on the
-   * owning CPU's freelist, or handed out; slab counts, list membership and
+   * owning CPU's freelist, in a sheaf (6.18), or handed out; slab counts, list membership and
    * frozen state agree with where each slab sits. */
   GHashTable *accounted = g_hash_table_new (g_direct_hash, g_direct_equal);
   gboolean ok = TRUE;
@@ -1377,6 +2270,18 @@ sim_slub_check (const SimSlub *m, GError **error)
       if (!ok)
         break;
 
+      /* Objects held in sheaves (main, spare, barn): each a real object of
+       * this cache, in at most one sheaf slot. */
+      GHashTable *in_sheaf = g_hash_table_new (g_direct_hash, g_direct_equal);
+      guint64 sheaf_objs = 0;
+      if (s->pcs)
+        ok = check_sheaves (m, s, in_sheaf, &sheaf_objs, error);
+      if (!ok)
+        {
+          g_hash_table_destroy (in_sheaf);
+          break;
+        }
+
       /* Every slab of this cache: object conservation. */
       guint64 seen_slabs = 0, seen_objects = 0, inuse_sum = 0;
       GHashTableIter it;
@@ -1394,7 +2299,19 @@ sim_slub_check (const SimSlub *m, GError **error)
           gint oncpu = 0;
           if (sl->where == WHERE_CPU)
             oncpu = chain_length (sl, s->cpu[sl->cpu].freelist, seen);
+          guint free_in_sheaf = G_MAXUINT;
+          for (guint k = 0; k < sl->objects && g_hash_table_size (in_sheaf); k++)
+            if (seen[k] && g_hash_table_contains (in_sheaf, GSIZE_TO_POINTER (obj_addr (sl, k))))
+              free_in_sheaf = k;
           g_free (seen);
+          if (free_in_sheaf != G_MAXUINT)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                           "%s: object %#" G_GINT64_MODIFIER "x is both free and in a sheaf",
+                           s->name, obj_addr (sl, free_in_sheaf));
+              ok = FALSE;
+              break;
+            }
           if (onslab < 0 || oncpu < 0)
             {
               g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
@@ -1431,6 +2348,7 @@ sim_slub_check (const SimSlub *m, GError **error)
               break;
             }
         }
+      g_hash_table_destroy (in_sheaf);
       if (!ok)
         break;
       if (seen_slabs != slabs || seen_objects != total)
@@ -1441,11 +2359,12 @@ sim_slub_check (const SimSlub *m, GError **error)
           ok = FALSE;
           break;
         }
-      if (inuse_sum != s->live)
+      if (inuse_sum != s->live + sheaf_objs)
         {
           g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
                        "%s: %" G_GUINT64_FORMAT " objects in use in slabs but %" G_GUINT64_FORMAT
-                       " handed out", s->name, inuse_sum, s->live);
+                       " handed out and %" G_GUINT64_FORMAT " in sheaves",
+                       s->name, inuse_sum, s->live, sheaf_objs);
           ok = FALSE;
           break;
         }
@@ -1473,7 +2392,8 @@ display_name (SimSlub *m, const SimSlubCache *sc)
  * kmem_cache_node on each node, kmem_cache_cpu in each CPU's per-CPU
  * area (its node's static area). */
 static SlubCache *
-model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc)
+model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
+                 GError **error)
 {
   SlubCache *s = g_new0 (SlubCache, 1);
   s->sc = sc;
@@ -1503,7 +2423,8 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc)
   /* kmem_cache_cpu: 2.6.33's came from a per-CPU array of structs, 2.6.34's
    * and 6.18's from alloc_percpu, packed at their natural alignment (the
    * stat[] array makes them span lines). */
-  guint cc_size = m->era->cpu_stat_offset + (m->era->stats ? 4 * SIM_SLUB_N_STATS : 0);
+  guint n_stats = m->era->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS : SIM_SLUB_N_CLASSIC_STATS;
+  guint cc_size = m->era->cpu_stat_offset + (m->era->stats ? 4 * n_stats : 0);
   if (cc_size < 24)
     cc_size = 24;
   s->cpu = g_new0 (CpuSlab, m->env.n_cpus);
@@ -1516,6 +2437,47 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc)
     }
   /* kmem_cache_open writes the structure. */
   sim_op_touch_range (op, s->addr, kc_size, SIM_ACC_WRITE, SIM_MEM_CACHE_META);
+  if (sheaf_capacity > 0)
+    {
+      /* init_kmem_cache_nodes gives each node a barn; init_percpu_sheaves
+       * an empty main sheaf to each CPU, all kzalloc'ed on the creating
+       * CPU. */
+      s->sheaf_capacity = sheaf_capacity;
+      s->barn = g_new0 (Barn, m->n_nodes);
+      for (guint n = 0; n < m->n_nodes; n++)
+        {
+          s->barn[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
+          sim_lock_init (&s->barn[n].lock, "barn_lock");
+          g_queue_init (&s->barn[n].full);
+          g_queue_init (&s->barn[n].empty);
+          sim_op_touch_range (op, s->barn[n].addr, 64, SIM_ACC_WRITE, SIM_MEM_CACHE_META);
+        }
+      s->pcs = g_new0 (Pcs, m->env.n_cpus);
+      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+        s->pcs[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
+                                                  PCS_SIZE, 8);
+      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+        {
+          s->pcs[cpu].main = alloc_empty_sheaf (m, op, s, SIM_GFP_WAIT);
+          if (s->pcs[cpu].main == NULL)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
+                           "simulated memory exhausted allocating the sheaves of %s; the "
+                           "machine's memory per node is too small", s->name);
+              for (guint j = 0; j < cpu; j++)
+                free_empty_sheaf (m, op, s, s->pcs[j].main);
+              g_free (s->pcs);
+              g_free (s->barn);
+              g_free (s->cpu);
+              g_free (s->node);
+              g_ptr_array_unref (s->aliases);
+              g_free (s->name);
+              g_free (s);
+              return NULL;
+            }
+          sim_op_write (op, s->pcs[cpu].addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+        }
+    }
   g_ptr_array_add (m->caches, s);
   g_hash_table_insert (m->model_of, sc, s);
   g_hash_table_insert (m->by_name, g_strdup (sc->name), s);
@@ -1566,13 +2528,24 @@ sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError *
   };
   if ((spec->flags & SIM_SLAB_FREEPTR_OFFSET) && m->cfg.era->freeptr_offset_arg)
     args.freeptr_offset = 0;
+  /* Sheaves are 6.18's and need a non-debug cache (the model has no debug
+   * caches).  A cache with sheaves is never merged (slab_unmergeable
+   * tests s->cpu_sheaves; __kmem_cache_create_args skips the alias
+   * search when sheaf_capacity is set). */
+  guint sheaf_capacity = m->era->id == SIM_SLUB_6_18 ? spec->sheaf_capacity : 0;
+  if (sheaf_capacity > 0)
+    args.flags |= SIM_SLUB_NO_MERGE;
   gboolean merged = FALSE;
   SimSlubCache *sc = sim_slub_cache_set_create (m->set, &args, &merged, error);
   if (sc == NULL)
     return SIM_CACHE_NONE;
   SlubCache *s = g_hash_table_lookup (m->model_of, sc);
   if (s == NULL)
-    s = model_cache_new (m, op, sc);
+    {
+      s = model_cache_new (m, op, sc, sheaf_capacity, error);
+      if (s == NULL)
+        return SIM_CACHE_NONE;
+    }
   else
     {
       /* Merged: the kernel keeps one kmem_cache; the new name becomes an
@@ -1731,12 +2704,22 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       if (sc)
         {
           SlubCache *s = g_hash_table_lookup (m->model_of, sc);
-          m->kmalloc[k] = s ? s : model_cache_new (m, &op, sc);
+          m->kmalloc[k] = s ? s : model_cache_new (m, &op, sc, 0, NULL);
         }
       g_free (name);
     }
   g_array_unref (idx);
   return m;
+}
+
+static void
+sheaf_destroy (Sheaf *sh)
+{
+  if (sh)
+    {
+      g_free (sh->objects);
+      g_free (sh);
+    }
 }
 
 void
@@ -1758,6 +2741,18 @@ sim_slub_free_model (SimSlub *m)
       for (guint i = 0; i < m->caches->len; i++)
         {
           SlubCache *s = g_ptr_array_index (m->caches, i);
+          for (guint cpu = 0; s->pcs && cpu < m->env.n_cpus; cpu++)
+            {
+              sheaf_destroy (s->pcs[cpu].main);
+              sheaf_destroy (s->pcs[cpu].spare);
+            }
+          for (guint n = 0; s->barn && n < m->n_nodes; n++)
+            {
+              g_queue_clear_full (&s->barn[n].full, (GDestroyNotify) sheaf_destroy);
+              g_queue_clear_full (&s->barn[n].empty, (GDestroyNotify) sheaf_destroy);
+            }
+          g_free (s->pcs);
+          g_free (s->barn);
           g_free (s->name);
           g_ptr_array_unref (s->aliases);
           g_free (s->cpu);
@@ -1891,7 +2886,11 @@ ops_report (gpointer mp, SimAllocReport *out)
       /* Slabs of a fallback order are smaller, but the report uses the
        * preferred order as slabinfo's Space does. */
       row.bytes = info.slabs * ((guint64) SIM_PAGE_SIZE << info.g.order);
-      row.n_stats = SIM_SLUB_N_STATS;
+      /* slabinfo's Alloc/Free and %Fast are the classic counters: 6.18's
+       * tools/mm/slabinfo reads no sheaf counter, so objects served by
+       * the sheaves (alloc_cpu_sheaf, free_cpu_sheaf) are not in them;
+       * those counters are in the stats list. */
+      row.n_stats = m->era->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS : SIM_SLUB_N_CLASSIC_STATS;
       row.stat_names = stat_names;
       row.stats = g_memdup2 (info.stat, sizeof info.stat);
       g_array_append_val (out->rows, row);

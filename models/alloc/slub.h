@@ -19,41 +19,66 @@ typedef enum {
   SIM_SLUB_6_18,
 } SimSlubEraId;
 
-/* CONFIG_SLUB_STATS counters, with their sysfs file names. */
-#define SIM_SLUB_STATS(X)                                    \
-  X (ALLOC_FASTPATH,          "alloc_fastpath")              \
-  X (ALLOC_SLOWPATH,          "alloc_slowpath")              \
-  X (FREE_FASTPATH,           "free_fastpath")               \
-  X (FREE_SLOWPATH,           "free_slowpath")               \
-  X (FREE_FROZEN,             "free_frozen")                 \
-  X (FREE_ADD_PARTIAL,        "free_add_partial")            \
-  X (FREE_REMOVE_PARTIAL,     "free_remove_partial")         \
-  X (ALLOC_FROM_PARTIAL,      "alloc_from_partial")          \
-  X (ALLOC_SLAB,              "alloc_slab")                  \
-  X (ALLOC_REFILL,            "alloc_refill")                \
-  X (ALLOC_NODE_MISMATCH,     "alloc_node_mismatch")         \
-  X (FREE_SLAB,               "free_slab")                   \
-  X (CPUSLAB_FLUSH,           "cpuslab_flush")               \
-  X (DEACTIVATE_FULL,         "deactivate_full")             \
-  X (DEACTIVATE_EMPTY,        "deactivate_empty")            \
-  X (DEACTIVATE_TO_HEAD,      "deactivate_to_head")          \
-  X (DEACTIVATE_TO_TAIL,      "deactivate_to_tail")          \
-  X (DEACTIVATE_REMOTE_FREES, "deactivate_remote_frees")     \
-  X (DEACTIVATE_BYPASS,       "deactivate_bypass")           \
-  X (ORDER_FALLBACK,          "order_fallback")              \
-  X (CMPXCHG_DOUBLE_CPU_FAIL, "cmpxchg_double_cpu_fail")     \
-  X (CMPXCHG_DOUBLE_FAIL,     "cmpxchg_double_fail")         \
-  X (CPU_PARTIAL_ALLOC,       "cpu_partial_alloc")           \
-  X (CPU_PARTIAL_FREE,        "cpu_partial_free")            \
-  X (CPU_PARTIAL_NODE,        "cpu_partial_node")            \
-  X (CPU_PARTIAL_DRAIN,       "cpu_partial_drain")
+/* CONFIG_SLUB_STATS counters: the kernel's enum stat_item, its sysfs file
+ * name, and its index in 6.18's enum (the slot of the counter in 6.18's
+ * kmem_cache_cpu stat[] array, which puts ALLOC_PCS, FREE_PCS and the
+ * rcu_free counters among the classic ones).  The classic counters come
+ * first so that the older eras, which have only those, report a prefix of
+ * the list; the 6.18-only counters of the sheaves follow. */
+#define SIM_SLUB_STATS(X)                                        \
+  X (ALLOC_FASTPATH,          "alloc_fastpath",           1)    \
+  X (ALLOC_SLOWPATH,          "alloc_slowpath",           2)    \
+  X (FREE_FASTPATH,           "free_fastpath",            6)    \
+  X (FREE_SLOWPATH,           "free_slowpath",            7)    \
+  X (FREE_FROZEN,             "free_frozen",              8)    \
+  X (FREE_ADD_PARTIAL,        "free_add_partial",         9)    \
+  X (FREE_REMOVE_PARTIAL,     "free_remove_partial",     10)    \
+  X (ALLOC_FROM_PARTIAL,      "alloc_from_partial",      11)    \
+  X (ALLOC_SLAB,              "alloc_slab",              12)    \
+  X (ALLOC_REFILL,            "alloc_refill",            13)    \
+  X (ALLOC_NODE_MISMATCH,     "alloc_node_mismatch",     14)    \
+  X (FREE_SLAB,               "free_slab",               15)    \
+  X (CPUSLAB_FLUSH,           "cpuslab_flush",           16)    \
+  X (DEACTIVATE_FULL,         "deactivate_full",         17)    \
+  X (DEACTIVATE_EMPTY,        "deactivate_empty",        18)    \
+  X (DEACTIVATE_TO_HEAD,      "deactivate_to_head",      19)    \
+  X (DEACTIVATE_TO_TAIL,      "deactivate_to_tail",      20)    \
+  X (DEACTIVATE_REMOTE_FREES, "deactivate_remote_frees", 21)    \
+  X (DEACTIVATE_BYPASS,       "deactivate_bypass",       22)    \
+  X (ORDER_FALLBACK,          "order_fallback",          23)    \
+  X (CMPXCHG_DOUBLE_CPU_FAIL, "cmpxchg_double_cpu_fail", 24)    \
+  X (CMPXCHG_DOUBLE_FAIL,     "cmpxchg_double_fail",     25)    \
+  X (CPU_PARTIAL_ALLOC,       "cpu_partial_alloc",       26)    \
+  X (CPU_PARTIAL_FREE,        "cpu_partial_free",        27)    \
+  X (CPU_PARTIAL_NODE,        "cpu_partial_node",        28)    \
+  X (CPU_PARTIAL_DRAIN,       "cpu_partial_drain",       29)    \
+  X (ALLOC_PCS,               "alloc_cpu_sheaf",          0)    \
+  X (FREE_PCS,                "free_cpu_sheaf",           3)    \
+  X (FREE_RCU_SHEAF,          "free_rcu_sheaf",           4)    \
+  X (FREE_RCU_SHEAF_FAIL,     "free_rcu_sheaf_fail",      5)    \
+  X (SHEAF_FLUSH,             "sheaf_flush",             30)    \
+  X (SHEAF_REFILL,            "sheaf_refill",            31)    \
+  X (SHEAF_ALLOC,             "sheaf_alloc",             32)    \
+  X (SHEAF_FREE,              "sheaf_free",              33)    \
+  X (BARN_GET,                "barn_get",                34)    \
+  X (BARN_GET_FAIL,           "barn_get_fail",           35)    \
+  X (BARN_PUT,                "barn_put",                36)    \
+  X (BARN_PUT_FAIL,           "barn_put_fail",           37)    \
+  X (SHEAF_PREFILL_FAST,      "sheaf_prefill_fast",      38)    \
+  X (SHEAF_PREFILL_SLOW,      "sheaf_prefill_slow",      39)    \
+  X (SHEAF_PREFILL_OVERSIZE,  "sheaf_prefill_oversize",  40)    \
+  X (SHEAF_RETURN_FAST,       "sheaf_return_fast",       41)    \
+  X (SHEAF_RETURN_SLOW,       "sheaf_return_slow",       42)
 
 typedef enum {
-#define SIM_SLUB_STAT_ENUM(e, n) SIM_SLUB_##e,
+#define SIM_SLUB_STAT_ENUM(e, n, slot) SIM_SLUB_##e,
   SIM_SLUB_STATS (SIM_SLUB_STAT_ENUM)
 #undef SIM_SLUB_STAT_ENUM
   SIM_SLUB_N_STATS
 } SimSlubStat;
+
+/* The counters every era reports; 6.18 reports all SIM_SLUB_N_STATS. */
+#define SIM_SLUB_N_CLASSIC_STATS SIM_SLUB_ALLOC_PCS
 
 const char *sim_slub_stat_name (SimSlubStat st);
 
@@ -103,6 +128,9 @@ typedef struct {
   guint64 cpu_partial_slabs;
   guint64 total_objects;
   guint64 live_objects;            /* handed out and not freed */
+  guint32 sheaf_capacity;          /* 6.18 sheaves; 0 = none */
+  guint64 sheaf_objects;           /* objects held in main, spare and barn sheaves */
+  guint64 barn_full, barn_empty;   /* sheaves in the barns, all nodes */
   guint64 stat[SIM_SLUB_N_STATS];
 } SimSlubCacheInfo;
 void       sim_slub_cache_info  (const SimSlub *m, SimCacheId id, SimSlubCacheInfo *out);

@@ -1,7 +1,9 @@
 /* kernel-caches.c - creation flags of the caches real traces name; see
  * kernel-caches.h.  Sources: the kmem_cache_create() calls in Linux 6.18
  * (file given per row); the flags of these calls were stable across the
- * eras slabsim models unless the row says otherwise. */
+ * eras slabsim models unless the row says otherwise.  The last column is
+ * kmem_cache_args.sheaf_capacity of 6.18 (mm/vma_init.c and
+ * lib/maple_tree.c pass 32; no other cache has sheaves in 6.18). */
 #include "sim/run/kernel-caches.h"
 
 #include <stdlib.h>
@@ -28,7 +30,7 @@ static const SimKernelCache table[] = {
   { "key_jar",           0, HW | PANIC,                 "key_init (security/keys/key.c)" },
   { "lsm_file_cache",    0, PANIC,                       "lsm_init (security/security.c)" },
   { "lsm_inode_cache",   0, PANIC,                       "lsm_init (security/security.c)" },
-  { "maple_node",        0, PANIC,                       "maple_tree_init (lib/maple_tree.c); sheaves in 6.18" },
+  { "maple_node",        0, PANIC,                       "maple_tree_init (lib/maple_tree.c); sheaves in 6.18", 32 },
   { "mm_struct",         0, HW | PANIC | ACCT | UCOPY,          "mm_cache_init (kernel/fork.c)" },
   { "names_cache",       0, HW | PANIC | UCOPY,                 "vfs_caches_init (fs/dcache.c)" },
   { "pid",               0, HW | PANIC | ACCT,          "pid_idr_init (kernel/pid.c)" },
@@ -42,7 +44,7 @@ static const SimKernelCache table[] = {
   { "sock_inode_cache",  0, HW | RECL | ACCT | CTOR,    "sock_init / init_inodecache (net/socket.c)" },
   { "task_struct",       64, PANIC | ACCT | UCOPY,              "fork_init (kernel/fork.c): ARCH_MIN_TASKALIGN = L1 line" },
   { "taskstats",         0, 0,                           "taskstats_init_early (kernel/taskstats.c)" },
-  { "vm_area_struct",    0, PANIC | ACCT | RCU,         "vma_state_init (mm/vma_init.c); TYPESAFE_BY_RCU 6.x, sheaves in 6.18" },
+  { "vm_area_struct",    0, PANIC | ACCT | RCU,         "vma_state_init (mm/vma_init.c); TYPESAFE_BY_RCU 6.x, sheaves in 6.18", 32 },
   { "vmap_area",         0, PANIC,                       "vmalloc_init (mm/vmalloc.c)" },
 };
 

@@ -21,6 +21,7 @@ typedef struct {
   guint32     align;       /* requested alignment (0 = none) */
   guint32     flags;       /* SIM_SLAB_* */
   const char *created_in;  /* the kernel function that creates it */
+  guint32     sheaf_capacity; /* kmem_cache_args.sheaf_capacity in 6.18 (0 = none) */
 } SimKernelCache;
 
 /* The entry for @name, or NULL. */

@@ -256,6 +256,7 @@ cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
     .object_size = (guint32) (ev->bytes_req ? ev->bytes_req : ev->bytes_alloc),
     .align = kc ? kc->align : 0,
     .flags = kc ? kc->flags : 0,
+    .sheaf_capacity = kc ? kc->sheaf_capacity : 0,
   };
   /* A cache the table does not know: its stride (bytes_alloc) says
    * whether the kernel aligned it to cache lines. */
