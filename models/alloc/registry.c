@@ -2,6 +2,7 @@
  * file with its ops table and one line here. */
 #include "models/alloc/alloc.h"
 #include "models/alloc/slub.h"
+#include "models/alloc/slab.h"
 
 #include <string.h>
 
@@ -9,6 +10,7 @@ typedef const SimAllocOps *(*SimAllocOpsGetter) (void);
 
 static const SimAllocOpsGetter getters[] = {
   sim_alloc_slub_ops,
+  sim_alloc_slab_ops,
 };
 
 const SimAllocOps *const *
