@@ -1908,19 +1908,7 @@ sim_slab_free_model (SimSlab *m)
       if (m->reap_event[cpu])
         sim_engine_cancel (m->env.eng, m->reap_event[cpu]);
   if (m->slab_of)
-    {
-      /* Each slab is mapped once per page: free through the first. */
-      GHashTableIter it;
-      gpointer k, v;
-      g_hash_table_iter_init (&it, m->slab_of);
-      while (g_hash_table_iter_next (&it, &k, &v))
-        {
-          Slab *s = v;
-          if (GPOINTER_TO_SIZE (k) == s->pages)
-            g_free (s);
-        }
-      g_hash_table_destroy (m->slab_of);
-    }
+    g_hash_table_destroy (m->slab_of);
   for (guint i = 0; m->caches && i < m->caches->len; i++)
     {
       SlabCache *c = g_ptr_array_index (m->caches, i);
@@ -1934,6 +1922,14 @@ sim_slab_free_model (SimSlab *m)
               array_cache_free (c->node[nd].alien[r]);
           g_free (c->node[nd].alien);
         }
+      /* Every slab is on one of its node's lists. */
+      for (guint nd = 0; nd < m->n_nodes; nd++)
+        for (guint l = LIST_PARTIAL; l <= LIST_FREE; l++)
+          for (Slab *sl = c->node[nd].lists[l].head, *next; sl; sl = next)
+            {
+              next = sl->next;
+              g_free (sl);
+            }
       g_free (c->array);
       g_free (c->node);
       g_free (c->name);
