@@ -11,6 +11,7 @@
 #include "models/page/page-alloc.h"
 #include "sim/config/machine.h"
 #include "sim/core/errors.h"
+#include "sim/core/rng.h"
 
 #include <string.h>
 
@@ -777,6 +778,76 @@ test_report_rows (void **state)
   fix_free (f);
 }
 
+/* Random allocations and frees on every CPU of both nodes, through
+ * kmalloc and a cache with off-slab management, with cache_reap runs in
+ * between: the invariant checker must hold throughout, and when every
+ * object is freed and the arrays drained by repeated reaps nothing is
+ * handed out. */
+static void
+test_random_stress (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slab:slabinfo=tbig:8:4:2");
+  SimCacheId big = cache (f, "tbig", 1024, 0);
+  assert_true (info (f, big).off_slab);
+  SimRng rng;
+  sim_rng_init (&rng, 42, 0);
+  enum { N = 3000 };
+  SimAddr *live = g_new0 (SimAddr, N);
+  guint n_live = 0;
+  guint64 cpj = sim_slab_cycles_per_jiffy (f->slab);
+  SimTime t = 0;
+  for (guint step = 0; step < 40000; step++)
+    {
+      guint cpu = (guint) sim_rng_below (&rng, f->machine->n_cpus);
+      t += cpj / 8;
+      if (n_live < N && (n_live == 0 || sim_rng_below (&rng, 100) < 55))
+        {
+          SimAddr a;
+          if (sim_rng_below (&rng, 3) == 0)
+            a = sim_slab_cache_alloc (f->slab, on_at (f, cpu, t), big,
+                                      sim_rng_below (&rng, 4) == 0 ? (gint) sim_rng_below (&rng, 2)
+                                                                   : -1, 0);
+          else
+            a = sim_slab_kmalloc (f->slab, on_at (f, cpu, t), 1 + sim_rng_below (&rng, 3000), -1,
+                                  sim_rng_below (&rng, 8) == 0 ? SIM_GFP_ZERO : 0);
+          assert_true (a != 0);
+          live[n_live++] = a;
+        }
+      else
+        {
+          guint k = (guint) sim_rng_below (&rng, n_live);
+          assert_true (sim_slab_free (f->slab, on_at (f, cpu, t), live[k]));
+          live[k] = live[--n_live];
+        }
+      if (step % 500 == 0)
+        sim_slab_reap (f->slab, on_at (f, cpu, t));
+      if (step % 2000 == 0)
+        check (f);
+    }
+  check (f);
+  for (guint i = 0; i < n_live; i++)
+    assert_true (sim_slab_free (f->slab, on_at (f, i % f->machine->n_cpus, t), live[i]));
+  check (f);
+  /* Drain: alien arrays round robin, CPU arrays by fifths, shared arrays
+   * and free slabs every 4 s. */
+  for (guint r = 0; r < 200; r++)
+    {
+      t += 500 * cpj;
+      for (guint cpu = 0; cpu < f->machine->n_cpus; cpu++)
+        sim_slab_reap (f->slab, on_at (f, cpu, t));
+    }
+  check (f);
+  SimSlabCacheInfo in = info (f, big);
+  assert_int_equal (in.live, 0);
+  assert_int_equal (in.active_objs, 0);
+  assert_int_equal (in.stat[SIM_SLAB_NUM_ACTIVE], 0);
+  assert_true (in.stat[SIM_SLAB_REAPED] > 0);
+  assert_true (in.stat[SIM_SLAB_NODE_FREES] > 0);
+  g_free (live);
+  fix_free (f);
+}
+
 int
 main (void)
 {
@@ -798,6 +869,7 @@ main (void)
     cmocka_unit_test (test_single_node),
     cmocka_unit_test (test_gfp_zero),
     cmocka_unit_test (test_report_rows),
+    cmocka_unit_test (test_random_stress),
   };
   return cmocka_run_group_tests_name ("slab-rules", tests, NULL, NULL);
 }
