@@ -667,7 +667,10 @@ cache_grow (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid, SimA
   guint colouroff = offset;
   if (c->off_slab)
     {
-      desc = cache_alloc_node (m, op, c->slabp_cache, (gint) nodeid, gfp & ~SIM_GFP_ZERO);
+      /* kmem_cache_alloc_node without the constraint flags: the
+       * management may come from another node if this one is full. */
+      desc = cache_alloc_node (m, op, c->slabp_cache, (gint) nodeid,
+                               gfp & ~(SIM_GFP_ZERO | SIM_GFP_THISNODE));
       if (desc == 0)
         {
           kmem_freepages (m, op, c, pages);

@@ -620,16 +620,16 @@ test_params (void **state)
   assert_string_equal (p, "slab_stats=0,limit=30,shared=2,slabinfo=size-64:10:5:1;tp:7:3:0");
   fix_free (f);
 
-  static const struct { const char *spec; GQuark domain; const char *needle; } bad[] = {
-    { "slab:bogus=1", 0, "expected one of: limit, batchcount" },
-    { "slab@2.6.99", 0, "known: 2.6.34, 2.6.23" },
-    { "slab:limit=0", 0, "limit must be at least 1" },
-    { "slab:limit=8,batchcount=9", 0, "batchcount 9 is above limit 8" },
-    { "slab:slabinfo=size-64:10", 0, "is not CACHE:LIMIT:BATCHCOUNT:SHARED" },
-    { "slab:slabinfo=size-64:10:20:0", 0, "1 <= batchcount <= limit" },
-    { "slab:slabinfo=a:2:1:0;a:3:1:0", 0, "tuned twice" },
-    { "slab:noaliencache=1", 0, "takes no value" },
-    { "slab:slab_stats=2", 0, "slab_stats" },
+  static const struct { const char *spec; const char *needle; } bad[] = {
+    { "slab:bogus=1", "expected one of: limit, batchcount" },
+    { "slab@2.6.99", "known: 2.6.34, 2.6.23" },
+    { "slab:limit=0", "limit must be at least 1" },
+    { "slab:limit=8,batchcount=9", "batchcount 9 is above limit 8" },
+    { "slab:slabinfo=size-64:10", "is not CACHE:LIMIT:BATCHCOUNT:SHARED" },
+    { "slab:slabinfo=size-64:10:20:0", "1 <= batchcount <= limit" },
+    { "slab:slabinfo=a:2:1:0;a:3:1:0", "tuned twice" },
+    { "slab:noaliencache=1", "takes no value" },
+    { "slab:slab_stats=2", "slab_stats" },
   };
   SimMachine *mach = sim_machine_load ("nehalem-ep-2s", NULL, NULL);
   SimMemSys *mem = sim_memsys_new (mach, NULL);
