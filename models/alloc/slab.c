@@ -27,12 +27,12 @@
  * the slab (after the colour offset) or off-slab in an object of the
  * general cache that fits (allocated and freed through this model, as
  * alloc_slabmgmt and slab_destroy do); the struct page of every slab page
- * carrying the cache and slab pointers (slab_map_pages).  kmem_cache,
- * kmem_list3, the alien pointer arrays, the array caches and the
- * malloc_sizes[] table are placed in the page allocator's static area of
- * their node rather than allocated from cache_cache / the general caches
- * (the kernel kmallocs them once at cache creation; they are never freed
- * in a run).
+ * carrying the cache and slab pointers (slab_map_pages).  The array
+ * caches, kmem_list3 and alien pointer arrays, which the kernel kmallocs
+ * on their node once per cache, get kmalloc-sized slots in pages of that
+ * node taken from the page allocator (not objects of the general caches,
+ * whose counts stay the workload's); kmem_cache (from cache_cache, not
+ * modelled) and malloc_sizes[] sit in the static area of node 0.
  *
  * Every load and store those paths make on these structures goes to the
  * cache model at the structure's simulated address: array_cache fields
@@ -301,6 +301,11 @@ struct SimSlab {
   guint         *reap_node;         /* per CPU slab_reap_node */
   guint64       *reap_event;        /* per CPU pending event id */
   guint         *cpus_on_node;
+  /* Backing store of the per-cache structures the kernel kmallocs on a
+   * node (array caches, kmem_list3, alien pointer arrays): pages of that
+   * node carved in kmalloc-sized slots. */
+  SimAddr       *arena_base;
+  guint64       *arena_used, *arena_size;
 };
 
 /* ------------------------------------------------------------------ */
@@ -1480,15 +1485,48 @@ choose_tunables (SimSlab *m, SlabCache *c)
   c->shared = shared;
 }
 
+/* kmalloc_node for the allocator's own structures: the slot the general
+ * cache for @size would give (same size class and alignment), carved from
+ * pages of @node taken from the page allocator.  (The kernel takes them
+ * from the size-N caches; keeping them apart keeps the general caches'
+ * counts those of the workload.) */
+static SimAddr
+kmalloc_node_meta (SimSlab *m, SimOp *op, guint node, guint64 size)
+{
+  guint64 slot = 32;
+  while (slot < size)
+    slot = slot == 128 ? 192 : slot == 192 ? 256 : slot * 2;
+  guint64 align = MIN (slot, 64);
+  guint64 used = (m->arena_used[node] + align - 1) & ~(align - 1);
+  if (m->arena_base[node] == 0 || used + slot > m->arena_size[node])
+    {
+      guint order = 4;                    /* 64 KiB at a time */
+      while (((guint64) SIM_PAGE_SIZE << order) < slot)
+        order++;
+      SimAddr base = sim_page_alloc (m->env.pages, op, order, (gint) node,
+                                     SIM_GFP_THISNODE, FALSE);
+      if (base == 0)
+        base = sim_page_alloc (m->env.pages, op, order, (gint) node, 0, FALSE);
+      if (base == 0)
+        /* No page left at all: the static area still holds it. */
+        return sim_page_static_alloc (m->env.pages, node, slot, align);
+      m->arena_base[node] = base;
+      m->arena_size[node] = (guint64) SIM_PAGE_SIZE << order;
+      used = 0;
+    }
+  m->arena_used[node] = used + slot;
+  return m->arena_base[node] + used;
+}
+
 static ArrayCache *
-array_cache_new (SimSlab *m, guint node, guint entries, guint batchcount)
+array_cache_new (SimSlab *m, SimOp *op, guint node, guint entries, guint batchcount)
 {
   ArrayCache *ac = g_new0 (ArrayCache, 1);
   ac->limit = entries;
   ac->batchcount = batchcount;
   ac->entry = g_new0 (SimAddr, MAX (entries, 1));
   /* kmalloc_node(sizeof (void *) * entries + sizeof (struct array_cache)) */
-  ac->addr = sim_page_static_alloc (m->env.pages, node, AC_ENTRY + 8 * (guint64) entries, 64);
+  ac->addr = kmalloc_node_meta (m, op, node, AC_ENTRY + 8 * (guint64) entries);
   sim_lock_init (&ac->lock, "array_cache");
   return ac;
 }
@@ -1596,7 +1634,7 @@ cache_new (SimSlab *m, SimOp *op, const SimCacheSpec *spec, gboolean general, GE
   c->array = g_new0 (ArrayCache *, m->env.n_cpus);
   for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
     {
-      c->array[cpu] = array_cache_new (m, node_of_cpu (m, cpu), c->limit, c->batchcount);
+      c->array[cpu] = array_cache_new (m, op, node_of_cpu (m, cpu), c->limit, c->batchcount);
       ac_wr (op, c->array[cpu], AC_AVAIL, 24);
     }
   c->node = g_new0 (Node, m->n_nodes);
@@ -1604,24 +1642,24 @@ cache_new (SimSlab *m, SimOp *op, const SimCacheSpec *spec, gboolean general, GE
   for (guint nd = 0; nd < m->n_nodes; nd++)
     {
       Node *n = &c->node[nd];
-      n->addr = sim_page_static_alloc (m->env.pages, nd, 128, 64);
+      n->addr = kmalloc_node_meta (m, op, nd, L3_SIZE);
       sim_lock_init (&n->list_lock, "list_lock");
       n->next_reap = jiffies + REAPTIMEOUT_LIST3 + c->addr % REAPTIMEOUT_LIST3;
       n->free_limit = (1 + m->cpus_on_node[nd]) * c->batchcount + c->num;
       if (c->shared)
         {
-          n->shared = array_cache_new (m, nd, c->shared * c->batchcount, 0xbaadf00du);
+          n->shared = array_cache_new (m, op, nd, c->shared * c->batchcount, 0xbaadf00du);
           ac_wr (op, n->shared, AC_AVAIL, 24);
         }
       if (m->use_alien && m->n_nodes > 1)
         {
           guint alimit = c->limit > 1 ? ALIEN_LIMIT : c->limit;
           n->alien = g_new0 (ArrayCache *, m->n_nodes);
-          n->alien_addr = sim_page_static_alloc (m->env.pages, nd, 8 * m->n_nodes, 8);
+          n->alien_addr = kmalloc_node_meta (m, op, nd, 8 * m->n_nodes);
           for (guint r = 0; r < m->n_nodes; r++)
             if (r != nd)
               {
-                n->alien[r] = array_cache_new (m, nd, alimit, 0xbaadf00du);
+                n->alien[r] = array_cache_new (m, op, nd, alimit, 0xbaadf00du);
                 ac_wr (op, n->alien[r], AC_AVAIL, 24);
               }
         }
@@ -1707,7 +1745,8 @@ create_general_caches (SimSlab *m, SimOp *op, GError **error)
 /* ------------------------------------------------------------------ */
 /* Parameters                                                          */
 
-static const char *const param_list = "limit, batchcount, shared, slabinfo, noaliencache, slab_stats";
+static const char *const param_list =
+  "limit, batchcount, shared, slabinfo, noaliencache, slab_stats";
 
 static gboolean
 bad_value (GError **error, const char *era, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
@@ -1871,6 +1910,9 @@ sim_slab_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   if (m->cycles_per_jiffy == 0)
     m->cycles_per_jiffy = 1;
   m->cpus_on_node = g_new0 (guint, m->n_nodes);
+  m->arena_base = g_new0 (SimAddr, m->n_nodes);
+  m->arena_used = g_new0 (guint64, m->n_nodes);
+  m->arena_size = g_new0 (guint64, m->n_nodes);
   m->reap_node = g_new0 (guint, env->n_cpus);
   m->reap_event = g_new0 (guint64, env->n_cpus);
   for (guint cpu = 0; cpu < env->n_cpus; cpu++)
@@ -1950,6 +1992,9 @@ sim_slab_free_model (SimSlab *m)
   g_free (m->size_cache);
   g_free (m->size_dma_cache);
   g_free (m->cpus_on_node);
+  g_free (m->arena_base);
+  g_free (m->arena_used);
+  g_free (m->arena_size);
   g_free (m->reap_node);
   g_free (m->reap_event);
   g_free (m->kernel);
