@@ -286,6 +286,7 @@ struct SimSlab {
   guint          line;              /* cache_line_size() */
   guint          break_gfp_order;   /* slab_break_gfp_order */
   gboolean       use_alien;
+  gboolean       noalien_given;
   gboolean       stats_cost;        /* slab_stats=1 */
   Tune           all;               /* limit=, batchcount=, shared= */
   GArray        *tunes;             /* Tune, from slabinfo= */
@@ -1850,6 +1851,7 @@ parse_params (SimSlab *m, const SimAllocSpec *spec, GError **error)
           if (p->value)
             return bad_value (error, m->era->name, "noaliencache takes no value");
           m->use_alien = FALSE;
+          m->noalien_given = TRUE;
         }
       else if (strcmp (p->key, "slab_stats") == 0)
         {
@@ -2367,7 +2369,7 @@ ops_params (gpointer mp)
                                   t->batchcount, t->shared);
         }
     }
-  if (m->n_nodes > 1 && !m->use_alien)
+  if (m->noalien_given)
     g_string_append (s, ",noaliencache");
   return g_string_free (s, FALSE);
 }

@@ -848,6 +848,52 @@ test_random_stress (void **state)
   fix_free (f);
 }
 
+/* A 128-CPU machine with two hundred caches: the per-CPU arrays (1 KiB
+ * each for small objects) live in their node's pages, so creating them
+ * neither exhausts the static area nor mixes nodes. */
+static void
+test_many_caches_large_machine (void **state)
+{
+  (void) state;
+  GError *error = NULL;
+  SimMachine *mach = sim_machine_load ("nehalem-ep-2s",
+                                       (const char *[]) { "topology.cores_per_socket=32", NULL },
+                                       &error);
+  assert_non_null (mach);
+  assert_int_equal (mach->n_cpus, 128);
+  SimMemSys *mem = sim_memsys_new (mach, &error);
+  assert_non_null (mem);
+  SimPageParams pp = { .era = SIM_PAGE_ERA_2_6_32 };
+  SimPageAlloc *pages = sim_page_alloc_new (mach, mem, &pp, &error);
+  assert_non_null (pages);
+  SimAllocEnv env = { .machine = mach, .mem = mem, .pages = pages, .n_cpus = mach->n_cpus };
+  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse ("slab", &error);
+  SimSlab *m = sim_slab_new (spec, &env, &error);
+  assert_non_null (m);
+  guint64 before = sim_page_allocated (pages);
+  SimOp op;
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("cache%u", i);
+      SimCacheSpec cs = { .name = name, .object_size = 16 + 8 * i };
+      sim_op_begin (&op, mem, 0, 0);
+      assert_true (sim_slab_cache_create (m, &op, &cs, &error) != SIM_CACHE_NONE);
+    }
+  /* 128 arrays of up to 1 KiB plus shared and alien arrays per cache */
+  guint64 used = sim_page_allocated (pages) - before;
+  assert_true (used >= 200 * 128 * 1024 / SIM_PAGE_SIZE / 2);
+  SimCacheId id = sim_slab_cache_by_name (m, "cache199");
+  sim_op_begin (&op, mem, 127, 0);
+  SimAddr a = sim_slab_cache_alloc (m, &op, id, -1, 0);
+  assert_true (a != 0);
+  assert_true (sim_slab_free (m, &op, a));
+  assert_true (sim_slab_check (m, &error));
+  sim_slab_free_model (m);
+  sim_page_alloc_free (pages);
+  sim_memsys_free (mem);
+  sim_machine_free (mach);
+}
+
 int
 main (void)
 {
@@ -870,6 +916,7 @@ main (void)
     cmocka_unit_test (test_gfp_zero),
     cmocka_unit_test (test_report_rows),
     cmocka_unit_test (test_random_stress),
+    cmocka_unit_test (test_many_caches_large_machine),
   };
   return cmocka_run_group_tests_name ("slab-rules", tests, NULL, NULL);
 }
