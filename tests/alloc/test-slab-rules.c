@@ -25,7 +25,8 @@ typedef struct {
 } Fix;
 
 static Fix *
-fix_new_full (const char *spec_text, const char *const *overrides, gboolean engine)
+fix_new_mem (const char *spec_text, const char *const *overrides, gboolean engine,
+             guint64 managed_bytes)
 {
   Fix *f = g_new0 (Fix, 1);
   GError *error = NULL;
@@ -34,7 +35,8 @@ fix_new_full (const char *spec_text, const char *const *overrides, gboolean engi
   f->mem = sim_memsys_new (f->machine, &error);
   assert_non_null (f->mem);
   SimPageParams pp = { .era = strstr (spec_text, "2.6.23") ? SIM_PAGE_ERA_2_6_23
-                                                          : SIM_PAGE_ERA_2_6_32 };
+                                                          : SIM_PAGE_ERA_2_6_32,
+                        .managed_bytes = managed_bytes };
   f->pages = sim_page_alloc_new (f->machine, f->mem, &pp, &error);
   assert_non_null (f->pages);
   if (engine)
@@ -48,6 +50,12 @@ fix_new_full (const char *spec_text, const char *const *overrides, gboolean engi
     print_error ("%s\n", error->message);
   assert_non_null (f->slab);
   return f;
+}
+
+static Fix *
+fix_new_full (const char *spec_text, const char *const *overrides, gboolean engine)
+{
+  return fix_new_mem (spec_text, overrides, engine, 0);
 }
 
 static Fix *
@@ -476,6 +484,24 @@ test_on_off_slab (void **state)
   assert_int_equal (info (f, s512).slabs, 1);
   assert_int_equal (info (f, s128).live, live128 + 1);
   check (f);
+  fix_free (f);
+}
+
+/* slab_break_gfp_order is 0 with 32 MiB of memory or less: the first
+ * order that holds an object is taken (1100 bytes: order 0, 3 objects,
+ * 784 left, management on-slab: 720 left, 11 colours). */
+static void
+test_break_order_small_memory (void **state)
+{
+  (void) state;
+  Fix *f = fix_new_mem ("slab", NULL, FALSE, 4u << 20);
+  SimSlabCacheInfo in = info (f, cache (f, "tsmall", 1100, 0));
+  assert_int_equal (in.gfporder, 0);
+  assert_int_equal (in.num, 3);
+  assert_int_equal (in.colour, 11);
+  /* size-8192 still needs order 1 */
+  in = info (f, sim_slab_cache_by_name (f->slab, "size-8192"));
+  assert_int_equal (in.gfporder, 1);
   fix_free (f);
 }
 
@@ -908,6 +934,7 @@ main (void)
     cmocka_unit_test (test_on_off_slab),
     cmocka_unit_test (test_enable_cpucache_limits),
     cmocka_unit_test (test_calculate_slab_order),
+    cmocka_unit_test (test_break_order_small_memory),
     cmocka_unit_test (test_kmalloc_classes),
     cmocka_unit_test (test_params),
     cmocka_unit_test (test_checker_catches_corruption),
