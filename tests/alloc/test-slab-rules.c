@@ -920,6 +920,70 @@ test_many_caches_large_machine (void **state)
   sim_machine_free (mach);
 }
 
+/* slab_stats=1 charges the STATS updates: an array hit is one atomic
+ * increment of allochit in kmem_cache more. */
+static void
+test_stats_cost (void **state)
+{
+  (void) state;
+  guint accesses[2];
+  for (guint k = 0; k < 2; k++)
+    {
+      Fix *f = fix_new (k ? "slab:slab_stats=1" : "slab");
+      SimCacheId id = cache (f, "ts", 64, 0);
+      SimAddr o;
+      alloc_n (f, id, 0, &o, 1);
+      SimOp *op = on (f, 0);
+      assert_true (sim_slab_cache_alloc (f->slab, op, id, -1, 0) != 0);
+      accesses[k] = op->cost.accesses;
+      assert_int_equal (info (f, id).stat[SIM_SLAB_ALLOCHIT], 1);
+      fix_free (f);
+    }
+  assert_int_equal (accesses[1], accesses[0] + 1);
+}
+
+/* Same inputs, same cycles: a mixed workload run twice. */
+static guint64
+workload_cycles (void)
+{
+  Fix *f = fix_new ("slab");
+  SimCacheId id = cache (f, "tw", 200, SIM_SLAB_HWCACHE_ALIGN);
+  SimRng rng;
+  sim_rng_init (&rng, 7, 1);
+  SimAddr objs[500];
+  guint n = 0;
+  guint64 total = 0;
+  SimTime clk[16] = { 0 };
+  for (guint i = 0; i < 5000; i++)
+    {
+      guint cpu = (guint) sim_rng_below (&rng, 16);
+      SimOp *op = on_at (f, cpu, clk[cpu]);
+      if (n < 500 && (n == 0 || sim_rng_below (&rng, 2)))
+        objs[n++] = sim_slab_cache_alloc (f->slab, op, id, -1, 0);
+      else
+        {
+          guint k = (guint) sim_rng_below (&rng, n);
+          assert_true (sim_slab_free (f->slab, op, objs[k]));
+          objs[k] = objs[--n];
+        }
+      total += sim_op_cycles (op);
+      clk[cpu] = op->t;
+    }
+  check (f);
+  fix_free (f);
+  return total;
+}
+
+static void
+test_deterministic (void **state)
+{
+  (void) state;
+  guint64 a = workload_cycles ();
+  guint64 b = workload_cycles ();
+  assert_true (a > 0);
+  assert_int_equal (a, b);
+}
+
 int
 main (void)
 {
@@ -944,6 +1008,8 @@ main (void)
     cmocka_unit_test (test_report_rows),
     cmocka_unit_test (test_random_stress),
     cmocka_unit_test (test_many_caches_large_machine),
+    cmocka_unit_test (test_stats_cost),
+    cmocka_unit_test (test_deterministic),
   };
   return cmocka_run_group_tests_name ("slab-rules", tests, NULL, NULL);
 }
