@@ -44,10 +44,11 @@
  * Periodic work.  cache_reap runs on every CPU: first ~1 s after the
  * model starts, then every REAPTIMEOUT_CPUC = 2 s, as the kernel's
  * round_jiffies_relative places it (whole seconds minus 3 jiffies per CPU
- * number, HZ = 250).  Each run drains one alien array (round robin over
- * nodes), drains the CPU's array unless touched, and for every node whose
- * next_reap (4 s, REAPTIMEOUT_LIST3, first jittered by the kmem_cache
- * address) has passed drains the shared array and destroys free slabs.
+ * number, HZ = 250).  For every cache, each run drains one of its node's
+ * alien arrays (round robin over the nodes), drains the CPU's array unless
+ * it was touched, and when its node's next_reap (every 4 s,
+ * REAPTIMEOUT_LIST3, first jittered by the kmem_cache address) has passed,
+ * drains the node's shared array and destroys some free slabs.
  * With an engine (env->eng) these are engine events; without one (unit
  * tests) nothing runs until sim_slab_reap() is called.
  *
@@ -421,11 +422,9 @@ static void
 stat_add (SimSlab *m, SimOp *op, SlabCache *c, SimSlabStat st, guint64 v)
 {
   c->stat[st] += v;
-  if (st == SIM_SLAB_NUM_ACTIVE || st == SIM_SLAB_NUM_ALLOCATIONS)
-    {
-      if (st == SIM_SLAB_NUM_ACTIVE && c->stat[st] > c->stat[SIM_SLAB_HIGH_MARK])
-        c->stat[SIM_SLAB_HIGH_MARK] = c->stat[st];
-    }
+  /* STATS_SET_HIGH follows every STATS_INC_ACTIVE */
+  if (st == SIM_SLAB_NUM_ACTIVE && c->stat[st] > c->stat[SIM_SLAB_HIGH_MARK])
+    c->stat[SIM_SLAB_HIGH_MARK] = c->stat[st];
   if (!m->stats_cost || st == SIM_SLAB_SLABS_DESTROYED)
     return;
   guint off;
