@@ -3,6 +3,7 @@
 #include "models/alloc/alloc.h"
 #include "models/alloc/slqb.h"
 #include "models/alloc/slub.h"
+#include "models/alloc/slab.h"
 
 #include <string.h>
 
@@ -10,6 +11,7 @@ typedef const SimAllocOps *(*SimAllocOpsGetter) (void);
 
 static const SimAllocOpsGetter getters[] = {
   sim_alloc_slub_ops,
+  sim_alloc_slab_ops,
   sim_alloc_slqb_ops,
 };
 
