@@ -87,10 +87,13 @@ typedef struct {
   SimRng         rng;
 } Level;
 
+/* A directory entry with its holder bitmap inline (mask_words words), so
+ * that a probe touches one host cache line, not two. */
 typedef struct {
   guint64 block;               /* NO_LINE = empty slot */
   gint32  owner;               /* domain holding E/M/O, or -1 */
   gint32  fwd;                 /* MESIF forwarder domain, or -1 */
+  guint64 mask[];              /* holder domains */
 } DirEnt;
 
 struct SimMemSys {
@@ -104,8 +107,9 @@ struct SimMemSys {
   guint             *dom_socket;   /* [n_dom] */
   SimCpuMemStats    *stats;        /* [n_cpus] */
   /* Directory: open addressing, linear probing, backward-shift deletion. */
-  DirEnt            *dir;
-  guint64           *dir_mask;     /* [dir_cap * mask_words] holder bits */
+  guint64           *dir;          /* [dir_cap * dir_stride] words of DirEnt */
+  gsize              dir_stride;   /* words per entry: 2 + mask_words */
+  guint             *inst_tab[SIM_MACHINE_MAX_LEVELS];  /* [n_cores] instance */
   guint64            dir_cap_mask;
   guint              dir_bits, mask_words;
 };
@@ -264,14 +268,20 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
   return TRUE;
 }
 
-static inline guint
-inst_of (const SimMemSys *ms, guint l, guint core)
+static guint
+inst_of_slow (const SimMemSys *ms, guint l, guint core)
 {
   const Level *L = &ms->lv[l];
   if (L->private_)
     return core;
   guint cps = ms->m->cores_per_socket;
   return (core / cps) * L->inst_per_socket + (core % cps) / L->group;
+}
+
+static inline guint
+inst_of (const SimMemSys *ms, guint l, guint core)
+{
+  return ms->inst_tab[l][core];
 }
 
 /* ---- Construction ------------------------------------------------------ */
@@ -423,10 +433,17 @@ sim_memsys_new (const SimMachine *m, GError **error)
   guint64 cap = G_GUINT64_CONSTANT (1) << ms->dir_bits;
   ms->dir_cap_mask = cap - 1;
   ms->mask_words = (ms->n_dom + 63) / 64;
-  ms->dir = g_new (DirEnt, cap);
+  ms->dir_stride = 2 + ms->mask_words;
+  ms->dir = g_new0 (guint64, cap * ms->dir_stride);
   for (guint64 i = 0; i < cap; i++)
-    ms->dir[i].block = NO_LINE;
-  ms->dir_mask = g_new0 (guint64, cap * ms->mask_words);
+    ms->dir[i * ms->dir_stride] = NO_LINE;
+  /* Instance of every level for every core, so the hot path never divides. */
+  for (guint l = 0; l < ms->n_levels; l++)
+    {
+      ms->inst_tab[l] = g_new (guint, ms->n_cores);
+      for (guint c = 0; c < ms->n_cores; c++)
+        ms->inst_tab[l][c] = inst_of_slow (ms, l, c);
+    }
   return g_steal_pointer (&ms);
 }
 
@@ -446,7 +463,8 @@ sim_memsys_free (SimMemSys *ms)
   g_free (ms->dom_socket);
   g_free (ms->stats);
   g_free (ms->dir);
-  g_free (ms->dir_mask);
+  for (guint l = 0; l < ms->n_levels; l++)
+    g_free (ms->inst_tab[l]);
   g_free (ms);
 }
 
@@ -605,7 +623,14 @@ dir_hash (const SimMemSys *ms, guint64 block)
 static inline guint64 *
 dir_bits_of (SimMemSys *ms, DirEnt *e)
 {
-  return ms->dir_mask + (gsize) (e - ms->dir) * ms->mask_words;
+  (void) ms;
+  return e->mask;
+}
+
+static inline DirEnt *
+dir_at (SimMemSys *ms, guint64 i)
+{
+  return (DirEnt *) (ms->dir + i * ms->dir_stride);
 }
 
 static DirEnt *
@@ -614,7 +639,7 @@ dir_find (SimMemSys *ms, guint64 block)
   guint64 i = dir_hash (ms, block);
   for (;;)
     {
-      DirEnt *e = &ms->dir[i];
+      DirEnt *e = dir_at (ms, i);
       if (e->block == block)
         return e;
       if (e->block == NO_LINE)
@@ -629,7 +654,7 @@ dir_get (SimMemSys *ms, guint64 block)
   guint64 i = dir_hash (ms, block);
   for (;;)
     {
-      DirEnt *e = &ms->dir[i];
+      DirEnt *e = dir_at (ms, i);
       if (e->block == block)
         return e;
       if (e->block == NO_LINE)
@@ -646,24 +671,25 @@ dir_get (SimMemSys *ms, guint64 block)
 static void
 dir_delete (SimMemSys *ms, DirEnt *e)
 {
-  guint64 i = (guint64) (e - ms->dir), j = i, mask = ms->dir_cap_mask;
-  gsize w = ms->mask_words;
+  guint64 i = (guint64) ((guint64 *) e - ms->dir) / ms->dir_stride, j = i;
+  guint64 mask = ms->dir_cap_mask;
+  gsize bytes = ms->dir_stride * sizeof (guint64);
   for (;;)
     {
       j = (j + 1) & mask;
-      if (ms->dir[j].block == NO_LINE)
+      DirEnt *ej = dir_at (ms, j);
+      if (ej->block == NO_LINE)
         break;
-      guint64 k = dir_hash (ms, ms->dir[j].block);
+      guint64 k = dir_hash (ms, ej->block);
       /* Move j back into the hole at i unless its home lies in (i, j]. */
       gboolean stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
       if (stays)
         continue;
-      ms->dir[i] = ms->dir[j];
-      memcpy (ms->dir_mask + i * w, ms->dir_mask + j * w, w * sizeof (guint64));
+      memcpy (dir_at (ms, i), ej, bytes);
       i = j;
     }
-  ms->dir[i].block = NO_LINE;
-  memset (ms->dir_mask + i * w, 0, w * sizeof (guint64));
+  memset (dir_at (ms, i), 0, bytes);
+  dir_at (ms, i)->block = NO_LINE;
 }
 
 static inline gboolean
