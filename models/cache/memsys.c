@@ -558,25 +558,37 @@ sim_mem_class_name (SimMemClass cls)
 
 /* ---- Cachegrind mode ---------------------------------------------------- */
 
-/* Look up one block, install it on a miss (Cachegrind's move-to-front LRU);
- * returns TRUE on a miss. */
+/* Look up one block in a set of @n ways, install it on a miss
+ * (Cachegrind's move-to-front LRU); returns TRUE on a miss.  Inlined with a
+ * constant @n for the common associativities, so that the search unrolls
+ * and the shifts become fixed-size moves instead of memmove calls. */
+static inline gboolean
+cg_ref_n (guint64 *t, guint64 block, guint n)
+{
+  if (t[0] == block)
+    return FALSE;
+  guint w = 1;
+  while (w < n && t[w] != block)
+    w++;
+  gboolean miss = w == n;
+  if (miss)
+    w = n - 1;
+  memmove (t + 1, t, w * sizeof (guint64));
+  t[0] = block;
+  return miss;
+}
+
 static inline gboolean
 cg_ref (Level *L, guint64 block)
 {
-  gsize base = set_base (L, 0, block);
-  guint64 *t = L->tag + base;
-  if (t[0] == block)
-    return FALSE;
-  for (guint w = 1; w < L->ways; w++)
-    if (t[w] == block)
-      {
-        memmove (t + 1, t, w * sizeof (guint64));
-        t[0] = block;
-        return FALSE;
-      }
-  memmove (t + 1, t, (L->ways - 1) * sizeof (guint64));
-  t[0] = block;
-  return TRUE;
+  guint64 *t = L->tag + set_base (L, 0, block);
+  switch (L->ways)
+    {
+    case 4:  return cg_ref_n (t, block, 4);
+    case 8:  return cg_ref_n (t, block, 8);
+    case 16: return cg_ref_n (t, block, 16);
+    default: return cg_ref_n (t, block, L->ways);
+    }
 }
 
 static guint32
