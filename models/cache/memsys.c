@@ -1144,6 +1144,14 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
     {
       st->level[0].misses[kind]++;
       st->class_misses[cls][0]++;
+      /* The outer tag sets and the directory slot are likely host-cache
+       * misses: start them all now so that they overlap. */
+      for (guint l = 1; l < ms->n_levels; l++)
+        {
+          const Level *L = &ms->lv[l];
+          __builtin_prefetch (L->tag + set_base (L, inst_of (ms, l, core), block));
+        }
+      __builtin_prefetch (dir_at (ms, dir_hash (ms, block)));
       for (guint l = 1; l < ms->n_levels; l++)
         {
           Level *L = &ms->lv[l];
