@@ -1167,6 +1167,18 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
             }
           st->level[l].misses[kind]++;
           st->class_misses[cls][l]++;
+          /* The fill will evict this set's LRU line; its directory entry
+           * and next set are cold, so fetch them while we go on. */
+          guint64 v = L->tag[base + L->ways - 1];
+          if (L->repl == SIM_REPL_LRU && v != NO_LINE && l + 1 >= ms->n_private)
+            {
+              __builtin_prefetch (dir_at (ms, dir_hash (ms, v)));
+              if (l + 1 < ms->n_levels)
+                {
+                  const Level *N = &ms->lv[l + 1];
+                  __builtin_prefetch (N->tag + set_base (N, inst_of (ms, l + 1, core), v));
+                }
+            }
         }
     }
 
