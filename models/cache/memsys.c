@@ -1469,3 +1469,84 @@ sim_memsys_access (SimMemSys *ms, guint cpu, guint64 addr, guint32 size, SimAccK
 {
   return sim_memsys_access_class (ms, cpu, addr, size, kind, SIM_MEM_OTHER);
 }
+
+/* ---- Invariants ---------------------------------------------------------- */
+
+
+static gboolean
+check_fail (GError **error, const char *what, guint64 block, guint dom)
+{
+  g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+               "memsys: line %#" G_GINT64_MODIFIER "x, domain %u: %s",
+               block, dom, what);
+  return FALSE;
+}
+
+gboolean
+sim_memsys_check (const SimMemSys *ms, GError **error)
+{
+  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
+    return TRUE;
+  SimMemSys *w = (SimMemSys *) ms;   /* lookups only; dir_find does not write */
+  guint64 cached = 0;
+  /* Every cached line is in the directory under its domain. */
+  for (guint l = 0; l < ms->n_levels; l++)
+    {
+      const Level *L = &ms->lv[l];
+      for (guint i = 0; i < L->n_inst; i++)
+        for (guint set = 0; set < L->sets; set++)
+          for (guint way = 0; way < L->ways; way++)
+            {
+              gsize k = ((gsize) i * L->sets + set) * L->ways + way;
+              guint64 b = L->tag[k];
+              if (b == NO_LINE)
+                continue;
+              if ((b & L->set_mask) != set)
+                return check_fail (error, "line in the wrong set", b, i);
+              guint dom = L->private_ ? i : L->dom_base + i;
+              DirEnt *e = dir_find (w, b);
+              if (e == NULL || !bit_test (e->mask, dom))
+                return check_fail (error, "cached but not in the directory", b, dom);
+              if (L->private_ && (L->st[k] & ST_EXCL) && e->owner != (gint32) dom)
+                return check_fail (error, "exclusive copy but not the owner", b, dom);
+              for (guint way2 = way + 1; way2 < L->ways; way2++)
+                if (L->tag[k - way + way2] == b)
+                  return check_fail (error, "line twice in one set", b, dom);
+              cached++;
+            }
+    }
+  /* Every directory holder holds the line; owners hold it. */
+  for (guint64 s = 0; s <= ms->dir_cap_mask; s++)
+    {
+      DirEnt *e = dir_at (w, s);
+      if (e->block == NO_LINE)
+        continue;
+      gboolean any = FALSE;
+      for (guint d = 0; d < ms->n_dom; d++)
+        {
+          if (!bit_test (e->mask, d))
+            continue;
+          any = TRUE;
+          gboolean held;
+          if (d < ms->n_cores)
+            held = core_holds (ms, d, e->block);
+          else
+            {
+              guint inst;
+              guint l = dom_level (ms, d, &inst);
+              const Level *L = &ms->lv[l];
+              held = find_way (L, set_base (L, inst, e->block), e->block) >= 0;
+            }
+          if (!held)
+            return check_fail (error, "directory holder without the line", e->block, d);
+        }
+      if (!any)
+        return check_fail (error, "directory entry without holders", e->block, 0);
+      if (e->owner >= 0 && !bit_test (e->mask, (guint) e->owner))
+        return check_fail (error, "owner is not a holder", e->block, (guint) e->owner);
+      if (dir_find (w, e->block) != e)
+        return check_fail (error, "directory entry unreachable", e->block, 0);
+    }
+  (void) cached;
+  return TRUE;
+}

@@ -115,6 +115,10 @@ const char *sim_mem_class_name       (SimMemClass cls);
  * state (for tests and debugging). */
 gboolean   sim_memsys_holds          (const SimMemSys *ms, guint cpu, guint l,
                                       guint64 addr);
+/* Verify that the directory and every cache agree (each cached line is
+ * recorded under its holder, each recorded holder has the line, owners hold
+ * E/M copies).  Slow: for tests.  SIM_MODEL_ERROR_INVARIANT on failure. */
+gboolean   sim_memsys_check          (const SimMemSys *ms, GError **error);
 /* The machine of a full-mode memsys (NULL in Cachegrind mode), and the
  * geometry of level @l, for reports. */
 const SimMachine *sim_memsys_machine (const SimMemSys *ms);
