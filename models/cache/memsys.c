@@ -111,6 +111,7 @@ struct SimMemSys {
   gsize              dir_stride;   /* words per entry: 2 + mask_words */
   guint             *inst_tab[SIM_MACHINE_MAX_LEVELS];  /* [n_cores] instance */
   guint64            dir_cap_mask;
+  guint64            dir_count;    /* live entries, < capacity by construction */
   guint              dir_bits, mask_words;
 };
 
@@ -671,6 +672,10 @@ dir_get (SimMemSys *ms, guint64 block)
         return e;
       if (e->block == NO_LINE)
         {
+          /* Sized for every cache line at once; more means a lost update,
+           * and probing a full table would never end. */
+          if (G_UNLIKELY (++ms->dir_count > ms->dir_cap_mask))
+            g_error ("memsys: directory overflow (a line was not removed)");
           e->block = block;
           e->owner = -1;
           e->fwd = -1;
@@ -702,6 +707,7 @@ dir_delete (SimMemSys *ms, DirEnt *e)
     }
   memset (dir_at (ms, i), 0, bytes);
   dir_at (ms, i)->block = NO_LINE;
+  ms->dir_count--;
 }
 
 static inline gboolean
