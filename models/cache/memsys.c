@@ -1494,7 +1494,6 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
   if (ms->mode == SIM_MEMSYS_CACHEGRIND)
     return TRUE;
   SimMemSys *w = (SimMemSys *) ms;   /* lookups only; dir_find does not write */
-  guint64 cached = 0;
   /* Every cached line is in the directory under its domain. */
   for (guint l = 0; l < ms->n_levels; l++)
     {
@@ -1518,15 +1517,16 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
               for (guint way2 = way + 1; way2 < L->ways; way2++)
                 if (L->tag[k - way + way2] == b)
                   return check_fail (error, "line twice in one set", b, dom);
-              cached++;
             }
     }
   /* Every directory holder holds the line; owners hold it. */
+  guint64 entries = 0;
   for (guint64 s = 0; s <= ms->dir_cap_mask; s++)
     {
       DirEnt *e = dir_at (w, s);
       if (e->block == NO_LINE)
         continue;
+      entries++;
       gboolean any = FALSE;
       for (guint d = 0; d < ms->n_dom; d++)
         {
@@ -1553,6 +1553,7 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
       if (dir_find (w, e->block) != e)
         return check_fail (error, "directory entry unreachable", e->block, 0);
     }
-  (void) cached;
+  if (entries != ms->dir_count)
+    return check_fail (error, "directory entry count is off", 0, 0);
   return TRUE;
 }
