@@ -1,6 +1,18 @@
 /* memsys.h - the simulated memory system: every private and shared cache of
  * every core and socket, coherence between them, and NUMA DRAM.
  *
+ * Modelled: set-associative levels private per core, per core group or per
+ * socket; LRU, tree-PLRU or seeded random replacement; write-back,
+ * write-allocate; inclusive (back-invalidating), NINE or exclusive (victim)
+ * levels; MESI, MESIF or MOESI through an exact directory consulted only on
+ * private misses and upgrades; latencies from the machine's table (level hit,
+ * local/remote clean/HITM transfer, local/remote DRAM by home node).
+ * Not modelled: prefetchers, queueing, bandwidth and contention, overlapping
+ * misses (each access is applied alone, in order, with a fixed latency),
+ * TLBs, instruction caches, snoop-filter capacity.  docs/models/cache.md
+ * defines every counter and transition; models/cache/memsys.c's essay says
+ * how the state is kept.
+ *
  * One entry point serves every model: sim_memsys_access() takes a CPU, an
  * address, a size and a kind, updates every cache and coherence state the
  * access touches, and returns its latency in cycles.  An access that
