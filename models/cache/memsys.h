@@ -81,15 +81,15 @@ typedef struct {
 
 /* The scalar per-CPU counters of SimCpuMemStats with the names reports
  * print, defined once for every printer: X (field, "name"). */
-#define SIM_MEMSYS_SCALAR_COUNTERS(X)                    \
+#define SIM_MEMSYS_COHERENCE_COUNTERS(X)                 \
   X (invalidations_sent,     "invalidations_sent")       \
   X (invalidations_received, "invalidations_received")   \
   X (back_invalidations,     "back_invalidations")       \
   X (hitm,                   "hitm")                     \
-  X (cross_socket,           "cross_socket")             \
-  X (dram_local,             "dram_local")               \
-  X (dram_remote,            "dram_remote")              \
-  X (cycles,                 "cycles")
+  X (cross_socket,           "cross_socket")
+#define SIM_MEMSYS_DRAM_COUNTERS(X)                      \
+  X (dram_local,             "local")                    \
+  X (dram_remote,            "remote")
 
 /* Full mode over @m (borrowed; must outlive the memsys). */
 SimMemSys *sim_memsys_new            (const SimMachine *m, GError **error);

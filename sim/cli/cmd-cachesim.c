@@ -161,10 +161,17 @@ print_stats_json (GString *o, const SimMemSys *ms, const SimCpuMemStats *s)
       print_level_json (o, level_name (ms, l), &s->level[l]);
     }
   g_string_append (o, "]");
+  const char *sep = "";
 #define X(field, name) \
-  g_string_append_printf (o, ", \"" name "\": %" G_GUINT64_FORMAT, s->field);
-  SIM_MEMSYS_SCALAR_COUNTERS (X)
+  g_string_append_printf (o, "%s\"" name "\": %" G_GUINT64_FORMAT, sep, s->field); \
+  sep = ", ";
+  g_string_append (o, ", \"coherence\": {");
+  SIM_MEMSYS_COHERENCE_COUNTERS (X)
+  sep = "";
+  g_string_append (o, "}, \"dram\": {");
+  SIM_MEMSYS_DRAM_COUNTERS (X)
 #undef X
+  g_string_append_printf (o, "}, \"cycles\": %" G_GUINT64_FORMAT, s->cycles);
 }
 
 static void

@@ -65,6 +65,8 @@ test_json_per_cpu (void **state)
   tu_assert_contains (out, "\"cpus\": 16");
   tu_assert_contains (out, "\"name\": \"L3\"");
   tu_assert_contains (out, "\"per_cpu\": [");
+  tu_assert_contains (out, "\"coherence\": {\"invalidations_sent\": ");
+  tu_assert_contains (out, "\"dram\": {\"local\": ");
   tu_assert_contains (out, "{\"cpu\": 15, ");
   /* The sample shares lines between CPUs: coherence traffic must show. */
   assert_true (json_u64 (out, "hitm") > 0);
