@@ -230,15 +230,16 @@ static gboolean
 level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **error)
 {
   guint64 per_set = (guint64) spec->ways * spec->line;
+  /* The set index is a bit field, so the set count must be a power of two;
+   * the size need not be (48 KiB 12-way, 6 MiB 48-way). */
   if (spec->ways == 0 || spec->line < 16 || (spec->line & (spec->line - 1))
-      || spec->size == 0 || (spec->size & (spec->size - 1))
-      || spec->size % per_set || spec->size < per_set
+      || spec->size == 0 || spec->size % per_set || spec->size < per_set
       || ((spec->size / per_set) & (spec->size / per_set - 1)))
     {
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
                    "cache %s: size %" G_GUINT64_FORMAT ", %u ways, %u-byte lines "
-                   "is not a geometry (expected power-of-two size, line >= 16 and "
-                   "a power-of-two number of sets)",
+                   "is not a geometry (expected size = sets x ways x line with a "
+                   "power-of-two number of sets, and a power-of-two line >= 16)",
                    spec->name ? spec->name : "?", spec->size, spec->ways, spec->line);
       return FALSE;
     }

@@ -73,13 +73,13 @@ parse_geometry (const char *opt, const char *s, guint64 *size, guint *ways, guin
       return FALSE;
     }
   guint64 per_set = v[1] * v[2];
-  if ((v[0] & (v[0] - 1)) || v[2] < 16 || (v[2] & (v[2] - 1))
+  if (v[2] < 16 || (v[2] & (v[2] - 1))
       || v[0] % per_set || v[0] < per_set || ((v[0] / per_set) & (v[0] / per_set - 1)))
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "cachesim: %s %s: expected a power-of-two size, at least one way, "
-                   "a power-of-two line of at least 16 bytes and a power-of-two number "
-                   "of sets", opt, s);
+                   "cachesim: %s %s: expected SIZE = sets x ASSOC x LINE with a "
+                   "power-of-two number of sets, at least one way and a power-of-two "
+                   "line of at least 16 bytes", opt, s);
       return FALSE;
     }
   *size = v[0];

@@ -190,8 +190,10 @@ test_bad_geometry_options (void **state)
   g_autofree char *path = tu_write_temp (".din", trace_text, -1);
 #define CG(opt, val) (const char *[]) { "cachesim", "--compat", "cachegrind", opt, val, path, NULL }
   expect_usage_error (CG ("--D1", "32768,0,64"), "--D1 32768,0,64: expected");
-  expect_usage_error (CG ("--D1", "30000,8,64"), "power-of-two size");
+  expect_usage_error (CG ("--D1", "30000,8,64"), "power-of-two number of sets");
+  expect_usage_error (CG ("--D1", "98304,8,64"), "power-of-two number of sets");
   expect_usage_error (CG ("--D1", "32768,8,8"), "line of at least 16 bytes");
+  expect_usage_error (CG ("--D1", "32768,8,0"), "expected SIZE,ASSOC,LINE");
   expect_usage_error (CG ("--LL", "32768,8,48"), "--LL 32768,8,48: expected");
   expect_usage_error (CG ("--LL", "32768,3,64"), "power-of-two number of sets");
   expect_usage_error (CG ("--D1", "32768,8"), "expected SIZE,ASSOC,LINE");
