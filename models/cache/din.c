@@ -132,6 +132,69 @@ sim_din_parse_line (const char *p, const char *end, SimDinRecord *rec,
   return 0;
 }
 
+/* The common shape "OP HEX HEX[ DEC]\n" with single blanks and no 0x,
+ * parsed without looking for the newline first.  Anything else (and every
+ * error) goes to sim_din_parse_line.  Needs 48 readable bytes at *pp. */
+static inline gboolean
+fast_line (const char **pp, SimDinRecord *rec)
+{
+  const char *q = *pp;
+  switch (q[0])
+    {
+    case 'r': case '0': rec->op = SIM_DIN_READ; break;
+    case 'w': case '1': rec->op = SIM_DIN_WRITE; break;
+    case 'i': case '2': rec->op = SIM_DIN_IFETCH; break;
+    case 'm': rec->op = SIM_DIN_RMW; break;
+    default: return FALSE;
+    }
+  if (q[1] != ' ')
+    return FALSE;
+  q += 2;
+  guint64 a = 0;
+  guint n = 0;
+  guint8 d;
+  while (n < 16 && (d = hexval1[(guint8) *q]) != 0)
+    {
+      a = (a << 4) | (guint) (d - 1);
+      q++;
+      n++;
+    }
+  if (n == 0 || *q != ' ')
+    return FALSE;
+  q++;
+  guint32 size = 0;
+  n = 0;
+  while (n < 8 && (d = hexval1[(guint8) *q]) != 0)
+    {
+      size = (size << 4) | (guint) (d - 1);
+      q++;
+      n++;
+    }
+  if (n == 0 || size == 0)
+    return FALSE;
+  guint32 cpu = 0;
+  if (*q == ' ')
+    {
+      q++;
+      n = 0;
+      while (n < 9 && *q >= '0' && *q <= '9')
+        {
+          cpu = cpu * 10 + (guint32) (*q - '0');
+          q++;
+          n++;
+        }
+      if (n == 0)
+        return FALSE;
+    }
+  if (*q != '\n')
+    return FALSE;
+  rec->addr = a;
+  rec->size = size;
+  rec->cpu = cpu;
+  *pp = q + 1;
+  return TRUE;
+}
+
 static GInputStream *
 open_stream (const char *path, GError **error)
 {
@@ -201,6 +264,19 @@ sim_din_read (const char *path, SimDinFunc fn, gpointer user_data,
       const char *p = buf, *end = buf + have;
       for (;;)
         {
+          SimDinRecord rec;
+          if (end - p >= 48 && fast_line (&p, &rec))
+            {
+              /* 48 bytes hold any line the fast path accepts, so it never
+               * reads past the buffer. */
+              line++;
+              if (!fn (&rec, line, user_data, error))
+                {
+                  ok = FALSE;
+                  break;
+                }
+              continue;
+            }
           const char *nl = memchr (p, '\n', (gsize) (end - p));
           if (nl == NULL)
             {
@@ -209,7 +285,6 @@ sim_din_read (const char *path, SimDinFunc fn, gpointer user_data,
               nl = end;   /* a last line without its newline */
             }
           line++;
-          SimDinRecord rec;
           const char *what = NULL;
           int r = sim_din_parse_line (p, nl, &rec, &what);
           if (r < 0)

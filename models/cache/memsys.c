@@ -87,10 +87,13 @@ typedef struct {
   SimRng         rng;
 } Level;
 
+/* A directory entry with its holder bitmap inline (mask_words words), so
+ * that a probe touches one host cache line, not two. */
 typedef struct {
   guint64 block;               /* NO_LINE = empty slot */
   gint32  owner;               /* domain holding E/M/O, or -1 */
   gint32  fwd;                 /* MESIF forwarder domain, or -1 */
+  guint64 mask[];              /* holder domains */
 } DirEnt;
 
 struct SimMemSys {
@@ -104,9 +107,11 @@ struct SimMemSys {
   guint             *dom_socket;   /* [n_dom] */
   SimCpuMemStats    *stats;        /* [n_cpus] */
   /* Directory: open addressing, linear probing, backward-shift deletion. */
-  DirEnt            *dir;
-  guint64           *dir_mask;     /* [dir_cap * mask_words] holder bits */
+  guint64           *dir;          /* [dir_cap * dir_stride] words of DirEnt */
+  gsize              dir_stride;   /* words per entry: 2 + mask_words */
+  guint             *inst_tab[SIM_MACHINE_MAX_LEVELS];  /* [n_cores] instance */
   guint64            dir_cap_mask;
+  guint64            dir_count;    /* live entries, < capacity by construction */
   guint              dir_bits, mask_words;
 };
 
@@ -225,15 +230,16 @@ static gboolean
 level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **error)
 {
   guint64 per_set = (guint64) spec->ways * spec->line;
+  /* The set index is a bit field, so the set count must be a power of two;
+   * the size need not be (48 KiB 12-way, 6 MiB 48-way). */
   if (spec->ways == 0 || spec->line < 16 || (spec->line & (spec->line - 1))
-      || spec->size == 0 || (spec->size & (spec->size - 1))
-      || spec->size % per_set || spec->size < per_set
+      || spec->size == 0 || spec->size % per_set || spec->size < per_set
       || ((spec->size / per_set) & (spec->size / per_set - 1)))
     {
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
                    "cache %s: size %" G_GUINT64_FORMAT ", %u ways, %u-byte lines "
-                   "is not a geometry (expected power-of-two size, line >= 16 and "
-                   "a power-of-two number of sets)",
+                   "is not a geometry (expected size = sets x ways x line with a "
+                   "power-of-two number of sets, and a power-of-two line >= 16)",
                    spec->name ? spec->name : "?", spec->size, spec->ways, spec->line);
       return FALSE;
     }
@@ -264,14 +270,20 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
   return TRUE;
 }
 
-static inline guint
-inst_of (const SimMemSys *ms, guint l, guint core)
+static guint
+inst_of_slow (const SimMemSys *ms, guint l, guint core)
 {
   const Level *L = &ms->lv[l];
   if (L->private_)
     return core;
   guint cps = ms->m->cores_per_socket;
   return (core / cps) * L->inst_per_socket + (core % cps) / L->group;
+}
+
+static inline guint
+inst_of (const SimMemSys *ms, guint l, guint core)
+{
+  return ms->inst_tab[l][core];
 }
 
 /* ---- Construction ------------------------------------------------------ */
@@ -423,10 +435,17 @@ sim_memsys_new (const SimMachine *m, GError **error)
   guint64 cap = G_GUINT64_CONSTANT (1) << ms->dir_bits;
   ms->dir_cap_mask = cap - 1;
   ms->mask_words = (ms->n_dom + 63) / 64;
-  ms->dir = g_new (DirEnt, cap);
+  ms->dir_stride = 2 + ms->mask_words;
+  ms->dir = g_new0 (guint64, cap * ms->dir_stride);
   for (guint64 i = 0; i < cap; i++)
-    ms->dir[i].block = NO_LINE;
-  ms->dir_mask = g_new0 (guint64, cap * ms->mask_words);
+    ms->dir[i * ms->dir_stride] = NO_LINE;
+  /* Instance of every level for every core, so the hot path never divides. */
+  for (guint l = 0; l < ms->n_levels; l++)
+    {
+      ms->inst_tab[l] = g_new (guint, ms->n_cores);
+      for (guint c = 0; c < ms->n_cores; c++)
+        ms->inst_tab[l][c] = inst_of_slow (ms, l, c);
+    }
   return g_steal_pointer (&ms);
 }
 
@@ -446,7 +465,8 @@ sim_memsys_free (SimMemSys *ms)
   g_free (ms->dom_socket);
   g_free (ms->stats);
   g_free (ms->dir);
-  g_free (ms->dir_mask);
+  for (guint l = 0; l < ms->n_levels; l++)
+    g_free (ms->inst_tab[l]);
   g_free (ms);
 }
 
@@ -540,25 +560,37 @@ sim_mem_class_name (SimMemClass cls)
 
 /* ---- Cachegrind mode ---------------------------------------------------- */
 
-/* Look up one block, install it on a miss (Cachegrind's move-to-front LRU);
- * returns TRUE on a miss. */
+/* Look up one block in a set of @n ways, install it on a miss
+ * (Cachegrind's move-to-front LRU); returns TRUE on a miss.  Inlined with a
+ * constant @n for the common associativities, so that the search unrolls
+ * and the shifts become fixed-size moves instead of memmove calls. */
+static inline gboolean
+cg_ref_n (guint64 *t, guint64 block, guint n)
+{
+  if (t[0] == block)
+    return FALSE;
+  guint w = 1;
+  while (w < n && t[w] != block)
+    w++;
+  gboolean miss = w == n;
+  if (miss)
+    w = n - 1;
+  memmove (t + 1, t, w * sizeof (guint64));
+  t[0] = block;
+  return miss;
+}
+
 static inline gboolean
 cg_ref (Level *L, guint64 block)
 {
-  gsize base = set_base (L, 0, block);
-  guint64 *t = L->tag + base;
-  if (t[0] == block)
-    return FALSE;
-  for (guint w = 1; w < L->ways; w++)
-    if (t[w] == block)
-      {
-        memmove (t + 1, t, w * sizeof (guint64));
-        t[0] = block;
-        return FALSE;
-      }
-  memmove (t + 1, t, (L->ways - 1) * sizeof (guint64));
-  t[0] = block;
-  return TRUE;
+  guint64 *t = L->tag + set_base (L, 0, block);
+  switch (L->ways)
+    {
+    case 4:  return cg_ref_n (t, block, 4);
+    case 8:  return cg_ref_n (t, block, 8);
+    case 16: return cg_ref_n (t, block, 16);
+    default: return cg_ref_n (t, block, L->ways);
+    }
 }
 
 static guint32
@@ -605,7 +637,14 @@ dir_hash (const SimMemSys *ms, guint64 block)
 static inline guint64 *
 dir_bits_of (SimMemSys *ms, DirEnt *e)
 {
-  return ms->dir_mask + (gsize) (e - ms->dir) * ms->mask_words;
+  (void) ms;
+  return e->mask;
+}
+
+static inline DirEnt *
+dir_at (SimMemSys *ms, guint64 i)
+{
+  return (DirEnt *) (ms->dir + i * ms->dir_stride);
 }
 
 static DirEnt *
@@ -614,7 +653,7 @@ dir_find (SimMemSys *ms, guint64 block)
   guint64 i = dir_hash (ms, block);
   for (;;)
     {
-      DirEnt *e = &ms->dir[i];
+      DirEnt *e = dir_at (ms, i);
       if (e->block == block)
         return e;
       if (e->block == NO_LINE)
@@ -629,11 +668,15 @@ dir_get (SimMemSys *ms, guint64 block)
   guint64 i = dir_hash (ms, block);
   for (;;)
     {
-      DirEnt *e = &ms->dir[i];
+      DirEnt *e = dir_at (ms, i);
       if (e->block == block)
         return e;
       if (e->block == NO_LINE)
         {
+          /* Sized for every cache line at once; more means a lost update,
+           * and probing a full table would never end. */
+          if (G_UNLIKELY (++ms->dir_count > ms->dir_cap_mask))
+            g_error ("memsys: directory overflow (a line was not removed)");
           e->block = block;
           e->owner = -1;
           e->fwd = -1;
@@ -646,24 +689,26 @@ dir_get (SimMemSys *ms, guint64 block)
 static void
 dir_delete (SimMemSys *ms, DirEnt *e)
 {
-  guint64 i = (guint64) (e - ms->dir), j = i, mask = ms->dir_cap_mask;
-  gsize w = ms->mask_words;
+  guint64 i = (guint64) ((guint64 *) e - ms->dir) / ms->dir_stride, j = i;
+  guint64 mask = ms->dir_cap_mask;
+  gsize bytes = ms->dir_stride * sizeof (guint64);
   for (;;)
     {
       j = (j + 1) & mask;
-      if (ms->dir[j].block == NO_LINE)
+      DirEnt *ej = dir_at (ms, j);
+      if (ej->block == NO_LINE)
         break;
-      guint64 k = dir_hash (ms, ms->dir[j].block);
+      guint64 k = dir_hash (ms, ej->block);
       /* Move j back into the hole at i unless its home lies in (i, j]. */
       gboolean stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
       if (stays)
         continue;
-      ms->dir[i] = ms->dir[j];
-      memcpy (ms->dir_mask + i * w, ms->dir_mask + j * w, w * sizeof (guint64));
+      memcpy (dir_at (ms, i), ej, bytes);
       i = j;
     }
-  ms->dir[i].block = NO_LINE;
-  memset (ms->dir_mask + i * w, 0, w * sizeof (guint64));
+  memset (dir_at (ms, i), 0, bytes);
+  dir_at (ms, i)->block = NO_LINE;
+  ms->dir_count--;
 }
 
 static inline gboolean
@@ -1106,6 +1151,14 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
     {
       st->level[0].misses[kind]++;
       st->class_misses[cls][0]++;
+      /* The outer tag sets and the directory slot are likely host-cache
+       * misses: start them all now so that they overlap. */
+      for (guint l = 1; l < ms->n_levels; l++)
+        {
+          const Level *L = &ms->lv[l];
+          __builtin_prefetch (L->tag + set_base (L, inst_of (ms, l, core), block));
+        }
+      __builtin_prefetch (dir_at (ms, dir_hash (ms, block)));
       for (guint l = 1; l < ms->n_levels; l++)
         {
           Level *L = &ms->lv[l];
@@ -1121,6 +1174,18 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
             }
           st->level[l].misses[kind]++;
           st->class_misses[cls][l]++;
+          /* The fill will evict this set's LRU line; its directory entry
+           * and next set are cold, so fetch them while we go on. */
+          guint64 v = L->tag[base + L->ways - 1];
+          if (L->repl == SIM_REPL_LRU && v != NO_LINE && l + 1 >= ms->n_private)
+            {
+              __builtin_prefetch (dir_at (ms, dir_hash (ms, v)));
+              if (l + 1 < ms->n_levels)
+                {
+                  const Level *N = &ms->lv[l + 1];
+                  __builtin_prefetch (N->tag + set_base (N, inst_of (ms, l + 1, core), v));
+                }
+            }
         }
     }
 
@@ -1410,4 +1475,86 @@ guint32
 sim_memsys_access (SimMemSys *ms, guint cpu, guint64 addr, guint32 size, SimAccKind kind)
 {
   return sim_memsys_access_class (ms, cpu, addr, size, kind, SIM_MEM_OTHER);
+}
+
+/* ---- Invariants ---------------------------------------------------------- */
+
+
+static gboolean
+check_fail (GError **error, const char *what, guint64 block, guint dom)
+{
+  g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+               "memsys: line %#" G_GINT64_MODIFIER "x, domain %u: %s",
+               block, dom, what);
+  return FALSE;
+}
+
+gboolean
+sim_memsys_check (const SimMemSys *ms, GError **error)
+{
+  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
+    return TRUE;
+  SimMemSys *w = (SimMemSys *) ms;   /* lookups only; dir_find does not write */
+  /* Every cached line is in the directory under its domain. */
+  for (guint l = 0; l < ms->n_levels; l++)
+    {
+      const Level *L = &ms->lv[l];
+      for (guint i = 0; i < L->n_inst; i++)
+        for (guint set = 0; set < L->sets; set++)
+          for (guint way = 0; way < L->ways; way++)
+            {
+              gsize k = ((gsize) i * L->sets + set) * L->ways + way;
+              guint64 b = L->tag[k];
+              if (b == NO_LINE)
+                continue;
+              if ((b & L->set_mask) != set)
+                return check_fail (error, "line in the wrong set", b, i);
+              guint dom = L->private_ ? i : L->dom_base + i;
+              DirEnt *e = dir_find (w, b);
+              if (e == NULL || !bit_test (e->mask, dom))
+                return check_fail (error, "cached but not in the directory", b, dom);
+              if (L->private_ && (L->st[k] & ST_EXCL) && e->owner != (gint32) dom)
+                return check_fail (error, "exclusive copy but not the owner", b, dom);
+              for (guint way2 = way + 1; way2 < L->ways; way2++)
+                if (L->tag[k - way + way2] == b)
+                  return check_fail (error, "line twice in one set", b, dom);
+            }
+    }
+  /* Every directory holder holds the line; owners hold it. */
+  guint64 entries = 0;
+  for (guint64 s = 0; s <= ms->dir_cap_mask; s++)
+    {
+      DirEnt *e = dir_at (w, s);
+      if (e->block == NO_LINE)
+        continue;
+      entries++;
+      gboolean any = FALSE;
+      for (guint d = 0; d < ms->n_dom; d++)
+        {
+          if (!bit_test (e->mask, d))
+            continue;
+          any = TRUE;
+          gboolean held;
+          if (d < ms->n_cores)
+            held = core_holds (ms, d, e->block);
+          else
+            {
+              guint inst;
+              guint l = dom_level (ms, d, &inst);
+              const Level *L = &ms->lv[l];
+              held = find_way (L, set_base (L, inst, e->block), e->block) >= 0;
+            }
+          if (!held)
+            return check_fail (error, "directory holder without the line", e->block, d);
+        }
+      if (!any)
+        return check_fail (error, "directory entry without holders", e->block, 0);
+      if (e->owner >= 0 && !bit_test (e->mask, (guint) e->owner))
+        return check_fail (error, "owner is not a holder", e->block, (guint) e->owner);
+      if (dir_find (w, e->block) != e)
+        return check_fail (error, "directory entry unreachable", e->block, 0);
+    }
+  if (entries != ms->dir_count)
+    return check_fail (error, "directory entry count is off", 0, 0);
+  return TRUE;
 }

@@ -1,6 +1,18 @@
 /* memsys.h - the simulated memory system: every private and shared cache of
  * every core and socket, coherence between them, and NUMA DRAM.
  *
+ * Modelled: set-associative levels private per core, per core group or per
+ * socket; LRU, tree-PLRU or seeded random replacement; write-back,
+ * write-allocate; inclusive (back-invalidating), NINE or exclusive (victim)
+ * levels; MESI, MESIF or MOESI through an exact directory consulted only on
+ * private misses and upgrades; latencies from the machine's table (level hit,
+ * local/remote clean/HITM transfer, local/remote DRAM by home node).
+ * Not modelled: prefetchers, queueing, bandwidth and contention, overlapping
+ * misses (each access is applied alone, in order, with a fixed latency),
+ * TLBs, instruction caches, snoop-filter capacity.  docs/models/cache.md
+ * defines every counter and transition; models/cache/memsys.c's essay says
+ * how the state is kept.
+ *
  * One entry point serves every model: sim_memsys_access() takes a CPU, an
  * address, a size and a kind, updates every cache and coherence state the
  * access touches, and returns its latency in cycles.  An access that
@@ -69,15 +81,15 @@ typedef struct {
 
 /* The scalar per-CPU counters of SimCpuMemStats with the names reports
  * print, defined once for every printer: X (field, "name"). */
-#define SIM_MEMSYS_SCALAR_COUNTERS(X)                    \
+#define SIM_MEMSYS_COHERENCE_COUNTERS(X)                 \
   X (invalidations_sent,     "invalidations_sent")       \
   X (invalidations_received, "invalidations_received")   \
   X (back_invalidations,     "back_invalidations")       \
   X (hitm,                   "hitm")                     \
-  X (cross_socket,           "cross_socket")             \
-  X (dram_local,             "dram_local")               \
-  X (dram_remote,            "dram_remote")              \
-  X (cycles,                 "cycles")
+  X (cross_socket,           "cross_socket")
+#define SIM_MEMSYS_DRAM_COUNTERS(X)                      \
+  X (dram_local,             "local")                    \
+  X (dram_remote,            "remote")
 
 /* Full mode over @m (borrowed; must outlive the memsys). */
 SimMemSys *sim_memsys_new            (const SimMachine *m, GError **error);
@@ -115,6 +127,10 @@ const char *sim_mem_class_name       (SimMemClass cls);
  * state (for tests and debugging). */
 gboolean   sim_memsys_holds          (const SimMemSys *ms, guint cpu, guint l,
                                       guint64 addr);
+/* Verify that the directory and every cache agree (each cached line is
+ * recorded under its holder, each recorded holder has the line, owners hold
+ * E/M copies).  Slow: for tests.  SIM_MODEL_ERROR_INVARIANT on failure. */
+gboolean   sim_memsys_check          (const SimMemSys *ms, GError **error);
 /* The machine of a full-mode memsys (NULL in Cachegrind mode), and the
  * geometry of level @l, for reports. */
 const SimMachine *sim_memsys_machine (const SimMemSys *ms);

@@ -73,13 +73,13 @@ parse_geometry (const char *opt, const char *s, guint64 *size, guint *ways, guin
       return FALSE;
     }
   guint64 per_set = v[1] * v[2];
-  if ((v[0] & (v[0] - 1)) || v[2] < 16 || (v[2] & (v[2] - 1))
+  if (v[2] < 16 || (v[2] & (v[2] - 1))
       || v[0] % per_set || v[0] < per_set || ((v[0] / per_set) & (v[0] / per_set - 1)))
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "cachesim: %s %s: expected a power-of-two size, at least one way, "
-                   "a power-of-two line of at least 16 bytes and a power-of-two number "
-                   "of sets", opt, s);
+                   "cachesim: %s %s: expected SIZE = sets x ASSOC x LINE with a "
+                   "power-of-two number of sets, at least one way and a power-of-two "
+                   "line of at least 16 bytes", opt, s);
       return FALSE;
     }
   *size = v[0];
@@ -161,10 +161,17 @@ print_stats_json (GString *o, const SimMemSys *ms, const SimCpuMemStats *s)
       print_level_json (o, level_name (ms, l), &s->level[l]);
     }
   g_string_append (o, "]");
+  const char *sep = "";
 #define X(field, name) \
-  g_string_append_printf (o, ", \"" name "\": %" G_GUINT64_FORMAT, s->field);
-  SIM_MEMSYS_SCALAR_COUNTERS (X)
+  g_string_append_printf (o, "%s\"" name "\": %" G_GUINT64_FORMAT, sep, s->field); \
+  sep = ", ";
+  g_string_append (o, ", \"coherence\": {");
+  SIM_MEMSYS_COHERENCE_COUNTERS (X)
+  sep = "";
+  g_string_append (o, "}, \"dram\": {");
+  SIM_MEMSYS_DRAM_COUNTERS (X)
 #undef X
+  g_string_append_printf (o, "}, \"cycles\": %" G_GUINT64_FORMAT, s->cycles);
 }
 
 static void

@@ -298,32 +298,79 @@ test_smt_siblings_share (void **state)
   assert_int_equal (t.hitm, 1);
 }
 
-/* Many lines through many CPUs: the directory stays consistent (no crash
- * under the sanitizers, every line findable) and totals add up. */
+/* Many lines through many CPUs on machines of every shape: after every
+ * few thousand accesses the directory and the caches must agree
+ * (sim_memsys_check), and the totals must add up. */
 static void
-test_stress_consistency (void **state)
+stress (SimMachine *m)
 {
-  (void) state;
-  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MOESI);
-  m->levels[2].inclusion = SIM_INCL_EXCLUSIVE;     /* Opteron-like victim L3 */
-  m->levels[1].inclusion = SIM_INCL_EXCLUSIVE;
   g_autoptr (SimMemSys) ms = new_ms (m);
   guint64 x = 12345;
-  guint64 n = 0;
-  for (guint i = 0; i < 200000; i++)
+  for (guint i = 0; i < 100000; i++)
     {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-      guint cpu = (guint) (x >> 60) % 4;
-      guint64 addr = ((x >> 20) % 4096) * 64 + ((x >> 40) % 2 ? 60 : 0);
+      guint cpu = (guint) ((x >> 58) % m->n_cpus);
+      guint64 addr = ((x >> 20) % 3000) * 64 + ((x >> 40) % 4 ? 0 : 60)
+                     + ((x >> 44) % 2) * (G_GUINT64_CONSTANT (1) << 30);
       SimAccKind k = (SimAccKind) ((x >> 33) % 3);
       sim_memsys_access (ms, cpu, addr, 8, k);
-      n++;
+      if (i % 5000 == 4999)
+        {
+          GError *error = NULL;
+          if (!sim_memsys_check (ms, &error))
+            {
+              print_error ("after %u accesses: %s\n", i + 1, error->message);
+              fail ();
+            }
+        }
     }
   SimCpuMemStats t;
   sim_memsys_total_stats (ms, &t);
-  assert_true (t.level[0].accesses[0] + t.level[0].accesses[1] + t.level[0].accesses[2] >= n);
   assert_int_equal (t.invalidations_sent, t.invalidations_received);
   assert_true (t.hitm > 0);
+  assert_true (t.level[0].accesses[0] + t.level[0].accesses[1] + t.level[0].accesses[2]
+               >= 100000);
+}
+
+static void
+test_stress_inclusive_mesif (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
+  stress (m);
+}
+
+static void
+test_stress_exclusive_moesi (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MOESI);   /* Opteron-like */
+  m->levels[1].inclusion = SIM_INCL_EXCLUSIVE;
+  m->levels[2].inclusion = SIM_INCL_EXCLUSIVE;
+  stress (m);
+}
+
+static void
+test_stress_nine_mesi_plru (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESI);
+  m->levels[2].inclusion = SIM_INCL_NINE;
+  m->levels[1].inclusion = SIM_INCL_INCLUSIVE;
+  m->levels[0].replacement = SIM_REPL_PLRU;
+  m->levels[2].replacement = SIM_REPL_RANDOM;
+  stress (m);
+}
+
+static void
+test_stress_core2_smt (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_new (2, 4, 2, SIM_COH_MESI);
+  tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 3);
+  tm_level (m, "L2", 8192, 8, SIM_REPL_LRU, SIM_INCL_NINE, 2, 14);
+  tm_level (m, "L3", 32768, 8, SIM_REPL_LRU, SIM_INCL_INCLUSIVE, 0, 30);
+  stress (m);
 }
 
 int
@@ -342,7 +389,10 @@ main (void)
     cmocka_unit_test (test_dram_interleaved),
     cmocka_unit_test (test_core2_pairs),
     cmocka_unit_test (test_smt_siblings_share),
-    cmocka_unit_test (test_stress_consistency),
+    cmocka_unit_test (test_stress_inclusive_mesif),
+    cmocka_unit_test (test_stress_exclusive_moesi),
+    cmocka_unit_test (test_stress_nine_mesi_plru),
+    cmocka_unit_test (test_stress_core2_smt),
   };
   return cmocka_run_group_tests_name ("cache-coherence", tests, NULL, NULL);
 }

@@ -303,12 +303,16 @@ test_bad_geometry (void **state)
   (void) state;
   GError *error = NULL;
   assert_null (sim_memsys_new_cachegrind (1000, 2, 64, 8192, 4, 64, &error));
+  assert_non_null (strstr (error->message, "power-of-two number of sets"));
   assert_non_null (strstr (error->message, "D1"));
   g_clear_error (&error);
   assert_null (sim_memsys_new_cachegrind (1024, 0, 64, 8192, 4, 64, &error));
   g_clear_error (&error);
+  /* 48 KiB 12-way is 64 sets: a geometry, though the size is no power of two. */
+  g_autoptr (SimMemSys) ok = sim_memsys_new_cachegrind (49152, 12, 64, 6291456, 48, 64, &error);
+  assert_non_null (ok);
   g_autoptr (SimMachine) m = one_core ();
-  tm_level (m, "L1d", 1024, 3, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
+  tm_level (m, "L1d", 768, 3, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
   assert_null (sim_memsys_new (m, &error));
   assert_true (g_error_matches (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM));
   g_clear_error (&error);

@@ -1,0 +1,86 @@
+#!/bin/bash
+# cachesim.sh - throughput and memory of "slabsim cachesim" (docs/perf/cachesim.md).
+#
+# usage: bench/cachesim.sh [BUILD_DIR]        (default: build-rel, a release build)
+#
+# Generates a 20-million-access din trace with bench/gen-din (16 CPUs, private
+# hot sets plus shared lines and locks; gzip and plain copies) and, when
+# ../shared/validation/cachegrind/walk.c and cc exist, caches.md's walk stream
+# (one CPU, 86 % D1 misses).  Times, beside the floor "gzip -dc | wc -l":
+#   - slabsim cachesim --compat cachegrind (D1 32768,8,64, LL 8388608,16,64)
+#   - slabsim cachesim --machine nehalem-ep-2s, if the machine loader is present
+#   - bench/memsys-replay, the model alone on a trace loaded into memory
+#     (cachegrind mode and a built-in Nehalem-EP 2-socket machine)
+# and prints accesses/s and max RSS.  Takes a minute or two.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build-rel}
+if [ ! -x "$build/slabsim" ]; then
+  meson setup "$build" "$root" --buildtype=release >/dev/null
+fi
+meson compile -C "$build" >/dev/null
+work=${TMPDIR:-/tmp}/slabsim-bench-cachesim
+mkdir -p "$work"
+N=20000000
+gz=$work/gen-20m.din.gz
+plain=$work/gen-20m.din
+[ -s "$gz" ] || "$build/bench/gen-din" $N 16 7 | gzip -1n > "$gz"
+[ -s "$plain" ] || gzip -dc "$gz" > "$plain"
+walk_trace=
+walk_src=$root/../shared/validation/cachegrind/walk.c
+if [ -f "$walk_src" ] && command -v cc >/dev/null; then
+  walk_trace=$work/walk-20m.txt
+  if [ ! -s "$walk_trace" ]; then
+    cc -O2 -o "$work/walk" "$walk_src"
+    "$work/walk" 32768 $N 12345 30 0 8 "$walk_trace" 2>/dev/null
+  fi
+fi
+
+# run LABEL COMMAND...: elapsed seconds, user seconds, max RSS in KiB.
+run () {
+  local label=$1; shift
+  local out=$work/out.txt
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%e %U %M" -o "$work/time.txt" "$@" > "$out"
+    read -r el us rss < "$work/time.txt"
+  else
+    local t0 t1 pid hwm=0
+    t0=$(date +%s.%N)
+    "$@" > "$out" & pid=$!
+    while kill -0 $pid 2>/dev/null; do
+      h=$(awk '/VmHWM/{print $2}' /proc/$pid/status 2>/dev/null || echo 0)
+      [ "${h:-0}" -gt "$hwm" ] && hwm=$h
+      sleep 0.05
+    done
+    wait $pid
+    t1=$(date +%s.%N)
+    el=$(echo "$t1 - $t0" | bc); us=-; rss=$hwm
+  fi
+  printf "%-58s %7.2f s  %6.1f M acc/s  user %5s s  maxrss %7d KiB\n" "$label" "$el" \
+    "$(echo "$N / $el / 1000000" | bc -l)" "$us" "$rss"
+}
+
+echo "trace: $N accesses; host: $(nproc) CPUs, $(uname -r)"
+run "gzip -dc gen-20m.din.gz | wc -l" sh -c "gzip -dc '$gz' | wc -l"
+run "cachesim --compat cachegrind gen-20m.din.gz" \
+  "$build/slabsim" cachesim --compat cachegrind --D1 32768,8,64 --LL 8388608,16,64 "$gz"
+run "cachesim --compat cachegrind gen-20m.din (plain)" \
+  "$build/slabsim" cachesim --compat cachegrind --D1 32768,8,64 --LL 8388608,16,64 "$plain"
+if [ -n "$walk_trace" ]; then
+  run "cachesim --compat cachegrind walk-20m.txt (caches.md walk)" \
+    "$build/slabsim" cachesim --compat cachegrind --D1 32768,8,64 --LL 8388608,16,64 "$walk_trace"
+fi
+if printf 'r 1000 8\n' | "$build/slabsim" cachesim --machine nehalem-ep-2s - >/dev/null 2>&1; then
+  run "cachesim --machine nehalem-ep-2s gen-20m.din.gz" \
+    "$build/slabsim" cachesim --machine nehalem-ep-2s "$gz"
+  run "cachesim --machine nehalem-ep-2s gen-20m.din (plain)" \
+    "$build/slabsim" cachesim --machine nehalem-ep-2s "$plain"
+else
+  echo "cachesim --machine nehalem-ep-2s: skipped (machine loader not available)"
+fi
+echo "model only (trace preloaded; the rate printed by memsys-replay):"
+"$build/bench/memsys-replay" --cachegrind "$plain" | head -1
+[ -n "$walk_trace" ] && "$build/bench/memsys-replay" --cachegrind "$walk_trace" | head -1
+"$build/bench/memsys-replay" "$plain" | head -1
+[ -n "$walk_trace" ] && "$build/bench/memsys-replay" "$walk_trace" | head -1
+exit 0
