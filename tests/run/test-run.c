@@ -50,13 +50,14 @@ run_json (const char *trace, const char *spec)
   return out;
 }
 
-/* Every era on every trace: --check stays clean and the replay's counts
+/* Every allocator model and era on every trace: --check stays clean and the replay's counts
  * equal the trace's exact accounting. */
 static void
 test_every_era_every_trace (void **state)
 {
   (void) state;
-  const char *eras[] = { "slub@2.6.23", "slub@2.6.33", "slub@2.6.34", "slub@6.18" };
+  const char *eras[] = { "slub@2.6.23", "slub@2.6.33", "slub@2.6.34", "slub@6.18",
+                         "slab@2.6.23", "slab@2.6.34", "slqb" };
   for (guint t = 0; t < G_N_ELEMENTS (traces); t++)
     for (guint e = 0; e < G_N_ELEMENTS (eras); e++)
       {
