@@ -263,10 +263,13 @@ cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
   if (kc == NULL && ev->bytes_req % 64 != 0
       && ev->bytes_alloc == ((ev->bytes_req + 63) & ~(guint64) 63))
     spec.flags |= SIM_SLAB_HWCACHE_ALIGN;
-  /* Cache creation happens at boot, before the trace: its cost is not
-   * charged to any CPU's clock. */
+  /* Cache creation happened at boot, before the trace: its cost is not
+   * charged to any CPU's clock.  It still runs at the event's CPU and
+   * time, so locks it takes see a consistent timeline (at time 0 it would
+   * "wait" for every lock used since). */
   SimOp op;
-  sim_op_begin (&op, rp->mem, 0, 0);
+  guint cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0;
+  sim_op_begin (&op, rp->mem, cpu, sim_engine_cpu_clock (rp->eng, cpu));
   GError *local = NULL;
   SimCacheId id = rp->ops->cache_create (rp->model, &op, &spec, &local);
   if (id == SIM_CACHE_NONE)
