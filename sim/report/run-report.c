@@ -448,6 +448,10 @@ json_result (SimJson *j, const SimRunReport *r, const SimReplayResult *res)
   U ("alloc_cycles_p99", sim_cycle_hist_percentile (&res->alloc_cycles, 99));
   U ("free_cycles_p99", sim_cycle_hist_percentile (&res->free_cycles, 99));
   U ("lock_wait_cycles", res->lock_wait_cycles);
+  U ("alloc_instructions", res->alloc_instr);
+  U ("alloc_memory_cycles", res->alloc_mem_cycles);
+  U ("free_instructions", res->free_instr);
+  U ("free_memory_cycles", res->free_mem_cycles);
   sim_json_end_object (j);
 
   sim_json_key (j, "replay");

@@ -189,6 +189,16 @@ op_finish (Replay *rp, SimOp *op, SimCycleHist *hist)
   guint64 c = sim_op_cycles (op);
   sim_engine_cpu_advance (rp->eng, op->cpu, c);
   rp->out->lock_wait_cycles += op->cost.lock_wait;
+  if (hist == &rp->out->alloc_cycles)
+    {
+      rp->out->alloc_instr += op->cost.instr;
+      rp->out->alloc_mem_cycles += op->cost.mem_cycles;
+    }
+  else if (hist == &rp->out->free_cycles)
+    {
+      rp->out->free_instr += op->cost.instr;
+      rp->out->free_mem_cycles += op->cost.mem_cycles;
+    }
   if (hist)
     hist_add (hist, c);
 }

@@ -58,6 +58,10 @@ typedef struct {
   SimCycleHist alloc_cycles;
   SimCycleHist free_cycles;
   guint64 lock_wait_cycles;
+  /* Where the allocator cycles went: instructions charged by the model
+   * and memory latency from the cache model (lock waits above). */
+  guint64 alloc_instr, alloc_mem_cycles;
+  guint64 free_instr, free_mem_cycles;
   /* What the replay did with the trace's events. */
   guint64 events;
   guint64 allocs_replayed, frees_replayed, implicit_frees_replayed;
