@@ -236,9 +236,9 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
       hi = MAX (hi, v);
     }
 
-  const double cw = 76, ch = 40, left = 120, top = 58, legend_w = 14;
+  const double cw = 74, ch = 40, left = 100, top = 58, legend_w = 14;
   double gw = cw * nx, gh = ch * ny;
-  double w = left + gw + 24 + legend_w + 70, h = top + gh + 52;
+  double w = MAX (left + gw + 20 + legend_w + 52, 380), h = top + gh + 52;
   GString *o = g_string_new (NULL);
   g_autofree char *title = g_strdup_printf ("%s over %s%s%s", m->title, ykey ? ykey : "",
                                             ykey ? " x " : "", xkey);
@@ -256,7 +256,7 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
   text (o, 12, 38, NULL, "font-size=\"11\" fill=\"" MUTED "\"", sub->str);
   g_string_free (sub, TRUE);
 
-  int dec = MIN (m->decimals, 2);
+  int dec = MIN (m->decimals, 3);
   for (guint y = 0; y < ny; y++)
     for (guint x = 0; x < nx; x++)
       {
@@ -296,12 +296,12 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
     {
       char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
       g_autofree char *attrs = g_strdup_printf ("fill=\"" MUTED "\" transform=\"rotate(-90 %s %s)\"",
-                                                f1 (a, left - 52), f1 (b, top + gh / 2));
-      text (o, left - 52, top + gh / 2, "middle", attrs, ykey);
+                                                f1 (a, left - 44), f1 (b, top + gh / 2));
+      text (o, left - 44, top + gh / 2, "middle", attrs, ykey);
     }
 
   /* Legend: the scale from worst (bottom) to best (top). */
-  double lx = left + gw + 24;
+  double lx = left + gw + 20;
   const int steps = 16;
   for (int s = 0; s < steps; s++)
     {
@@ -324,12 +324,12 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
 }
 
 static void
-x_axis (GString *o, double x0, double width, double y0, double y1, double max, double step,
-        const char *unit)
+x_axis (GString *o, double x0, double width, double y0, double y1, double min, double max,
+        double step, const char *unit)
 {
-  for (double t = 0; t <= max + step * 1e-9; t += step)
+  for (double t = min; t <= max + step * 1e-9; t += step)
     {
-      double x = x0 + width * t / max;
+      double x = x0 + width * (t - min) / (max - min);
       line (o, x, y0, x, y1, "stroke=\"" GRID "\"");
       g_autofree char *s = sim_report_num (t, step < 1 ? 1 : 0);
       text (o, x, y1 + 14, "middle", "font-size=\"10\" fill=\"" MUTED "\"", s);
@@ -377,7 +377,7 @@ sim_svg_cycles (const SimReportData *d, gboolean standalone)
       mx = ceil (mx / step) * step;
       g_autofree char *ttl = g_strdup_printf ("%s", k == 0 ? "kmalloc / kmem_cache_alloc" : "kfree / kmem_cache_free");
       text (o, x0, top - 8, NULL, "font-weight=\"bold\" fill=\"" INK "\"", ttl);
-      x_axis (o, x0, pw, top, top + n * rh, mx, step, "cycles");
+      x_axis (o, x0, pw, top, top + n * rh, 0, mx, step, "cycles");
       for (guint i = 0; i < n; i++)
         {
           const SimReportEntry *e = g_ptr_array_index (d->entries, i);
@@ -445,7 +445,23 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
       double x0 = left + k * (pw + gap);
       text (o, x0, top - 8, NULL, "font-weight=\"bold\" fill=\"" INK "\"",
             k == 0 ? "alloc fastpath %" : "free fastpath %");
-      x_axis (o, x0, pw, top, top + n * rh, 100, 20, "%");
+      /* Zoom on the range the results span: fast paths often differ by
+       * a few percent near 100. */
+      double min = 100;
+      for (guint c = 0; c < n; c++)
+        for (guint i = 0; i < d->entries->len; i++)
+          {
+            const SimJsonValue *cv = sim_report_find_cache (((SimReportEntry *) g_ptr_array_index (d->entries, i))->result,
+                                                            g_ptr_array_index (names, c));
+            if (cv)
+              min = MIN (min, cache_fast (cv, kinds[k]));
+          }
+      double step = nice_step (MAX (100 - min, 10), 5);
+      min = floor (min / step) * step;
+      if (min >= 100)
+        min = 100 - step;
+      x_axis (o, x0, pw, top, top + n * rh, min, 100, step, "%");
+#define XP(v) (x0 + pw * ((v) - min) / (100 - min))
       for (guint c = 0; c < n; c++)
         {
           const char *name = g_ptr_array_index (names, c);
@@ -461,23 +477,24 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
               hi = MAX (hi, v);
             }
           if (hi >= 0)
-            line (o, x0 + pw * lo / 100, y, x0 + pw * hi / 100, y,
+            line (o, XP (lo), y, XP (hi), y,
                   "stroke=\"#cbd2d9\" stroke-width=\"8\" stroke-linecap=\"round\"");
           for (guint i = 0; i < d->entries->len; i++)
             {
               const SimReportEntry *e = g_ptr_array_index (d->entries, i);
               const SimJsonValue *cv = sim_report_find_cache (e->result, name);
               if (cv && i != d->baseline)
-                circle (o, x0 + pw * cache_fast (cv, kinds[k]) / 100, y, 3.5,
+                circle (o, XP (cache_fast (cv, kinds[k])), y, 3.5,
                         "fill=\"" MAIN "\" fill-opacity=\"0.5\"");
             }
           const SimJsonValue *bc = sim_report_find_cache (base->result, name);
           if (bc)
-            circle (o, x0 + pw * cache_fast (bc, kinds[k]) / 100, y, 5,
+            circle (o, XP (cache_fast (bc, kinds[k])), y, 5,
                     "fill=\"" ACCENT "\" stroke=\"#ffffff\"");
           if (k == 0)
             text (o, left - 10, y + 4, "end", "font-size=\"11\" fill=\"" INK "\"", name);
         }
+#undef XP
     }
   g_string_append (o, "</svg>\n");
   return g_string_free (o, FALSE);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define TEXT_WIDTH 100
-#define METRIC_COL 18     /* " %9s %8s": value and %change */
+#define METRIC_COL 18     /* " %9s %7s": value and %change */
 
 static const char *const default_metrics[] = {
   "alloc_fast_pct", "l1d_misses_per_op", "footprint_kib", "alloc_cycles", NULL
@@ -115,7 +115,7 @@ text_table (GString *o, const SimReportData *d, const SimReportMetric *const *ms
       for (guint k = 0; k < n_ax; k++)
         g_string_append_printf (o, "%-*.*s ", aw[k], aw[k], short_key (g_ptr_array_index (d->axes, k)));
       for (guint m = m0; m < m1; m++)
-        g_string_append_printf (o, " %9s %8s", "value", "%change");
+        g_string_append_printf (o, " %9s %7s", "value", "%change");
       g_string_append_c (o, '\n');
       for (guint i = 0; i < d->entries->len; i++)
         {
@@ -128,7 +128,7 @@ text_table (GString *o, const SimReportData *d, const SimReportMetric *const *ms
               double v = ms[m]->get (e->result), bv = ms[m]->get (b->result);
               g_autofree char *vs = sim_report_num (v, ms[m]->decimals);
               g_autofree char *cs = i == d->baseline ? g_strdup ("base") : sim_report_change (v, bv);
-              g_string_append_printf (o, " %9s %8s", vs, cs);
+              g_string_append_printf (o, " %9s %7s", vs, cs);
             }
           /* No trailing blanks: a mail client may keep them. */
           while (o->len && o->str[o->len - 1] == ' ')

@@ -578,6 +578,9 @@ make_point (Loader *ld, GPtrArray *combo, GHashTable *machines, GHashTable *spec
               if (is_alloc_param (a->key) && strstr (local->message, quoted))
                 at = a->node;
             }
+          /* A value in a list: name the list's key. */
+          if (at->key == NULL && at->parent && at->parent->key)
+            at = at->parent;
           g_autofree char *path = sim_yaml_path (at);
           const char *near = sim_yaml_nearest (at->key ? at->key : "", point_keys,
                                                G_N_ELEMENTS (point_keys) - 1);
@@ -701,9 +704,7 @@ plan_from_doc (SimYamlDoc *doc, const char *origin, const char *base_dir, GError
                            "a list of them)", origin, root->line, root->col);
               goto out;
             }
-          n = defdoc ? sim_yaml_lookup (defdoc->root, point_keys[k]) : NULL;
-          if (n == NULL)
-            continue;
+          continue;     /* an axis may set it; the default comes last */
         }
       GPtrArray *vals = values_of (n, point_keys[k], error);
       if (vals == NULL || !claim_key (&ld, point_keys[k], n, vals->len > 1, error))
@@ -757,6 +758,14 @@ plan_from_doc (SimYamlDoc *doc, const char *origin, const char *base_dir, GError
   const SimYamlNode *axes = sim_yaml_lookup (root, "axes");
   if (axes && !load_axes (&ld, axes, error))
     goto out;
+  for (guint k = 0; point_keys[k]; k++)
+    if (!g_hash_table_contains (ld.axis_key_node, point_keys[k]))
+      {
+        const SimYamlNode *n = sim_yaml_lookup (defdoc->root, point_keys[k]);
+        GPtrArray *vals = values_of (n, point_keys[k], error);
+        g_ptr_array_add (ld.axes, axis_from_values (vals));
+        g_ptr_array_unref (vals);
+      }
 
   /* Expand: product of every axis, first outermost. */
   Axis *all = NULL;
