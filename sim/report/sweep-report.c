@@ -394,7 +394,7 @@ static const char css[] =
   "td.p,th.p{text-align:left;font-family:'DejaVu Sans Mono',monospace}\n"
   "tr:nth-child(even) td{background:#f8f9fb}\n"
   "tr.base td{background:#fff4e5;font-weight:bold}\n"
-  "td.better{color:#1b7f3b}td.worse{color:#b42318}td.same{color:#9aa5b1}\n"
+  ".better{color:#1b7f3b}.worse{color:#b42318}.same{color:#9aa5b1}\n"
   "footer{margin-top:36px;color:#9aa5b1;font-size:12px}\n";
 
 static const char *

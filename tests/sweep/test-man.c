@@ -32,8 +32,16 @@ listed (const char *help, const char *heading)
 static gboolean
 man_has_option (const char *opt)
 {
-  g_autofree char *roff = g_strdup_printf ("\\-\\-%s", opt);
-  return strstr (man, roff) != NULL;
+  GString *roff = g_string_new ("\\-\\-");
+  for (const char *p = opt; *p; p++)
+    {
+      if (*p == '-')
+        g_string_append_c (roff, '\\');
+      g_string_append_c (roff, *p);
+    }
+  gboolean found = strstr (man, roff->str) != NULL;
+  g_string_free (roff, TRUE);
+  return found;
 }
 
 static guint checked;
