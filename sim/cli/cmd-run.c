@@ -132,6 +132,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
     {
       g_free (prog.label);
       prog.label = g_strdup_printf ("run %s (%u/%u)", specs[i], i + 1, n);
+      prog.bar.start_us = g_get_monotonic_time ();
       ok = sim_replay_run (argv[1], specs[i], &opt, &results[i], error);
       if (ok && i == 0)
         prog.total = results[0].events;

@@ -111,7 +111,17 @@ static void
 add_run (SimReportData *d, SimJsonValue *v)
 {
   const SimJsonValue *results = sim_json_get (v, "results");
+  /* run's JSON describes the trace (format, counts) but not its path. */
   const char *trace_path = sim_json_str (sim_json_get_path (v, "trace", "path", NULL), NULL);
+  g_autofree char *trace_desc = NULL;
+  if (trace_path == NULL && sim_json_get (v, "trace"))
+    {
+      g_autofree char *events = sim_report_num (sim_json_number (sim_json_get_path (v, "trace", "events", NULL), 0), 0);
+      trace_desc = g_strdup_printf ("%s trace of %s events",
+                                    sim_json_str (sim_json_get_path (v, "trace", "format", NULL), "a"),
+                                    events);
+      trace_path = trace_desc;
+    }
   for (guint i = 0; i < sim_json_len (results); i++)
     {
       const SimJsonValue *r = sim_json_item (results, i);

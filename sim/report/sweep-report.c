@@ -195,6 +195,8 @@ grid_table (GString *o, const SimReportData *d, const SimReportMetric *m,
   g_autofree char *corner = xkey ? g_strdup_printf ("%s \\ %s", short_key (ykey), short_key (xkey))
                                  : g_strdup (short_key (ykey));
   guint cw = 9, lw = MAX ((guint) strlen (corner), 6u);
+  for (guint y = 0; y < ys->len; y++)
+    lw = MAX (lw, (guint) strlen (g_ptr_array_index (ys, y)) + 1);
   for (guint x = 0; x < xs->len; x++)
     cw = MAX (cw, (guint) strlen (g_ptr_array_index (xs, x)) + 1);
   if (!markdown && lw + cw * xs->len > TEXT_WIDTH)
@@ -264,7 +266,8 @@ render_text (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
   GString *o = g_string_new (NULL);
   text_header (o, d);
   text_table (o, d, ms, n_ms);
-  if (d->axes->len >= 1)
+  /* With one axis the table above already is the grid. */
+  if (d->axes->len >= 2)
     {
       g_autoptr (GPtrArray) fs = facets (d);
       for (guint m = 0; m < n_ms; m++)
@@ -338,7 +341,7 @@ render_markdown (const SimReportData *d, const SimReportMetric *const *ms, guint
         }
       g_string_append_c (o, '\n');
     }
-  if (d->axes->len >= 1)
+  if (d->axes->len >= 2)
     {
       g_string_append (o, "\n## Over the sweep grid\n");
       g_autoptr (GPtrArray) fs = facets (d);
