@@ -538,9 +538,10 @@ render_html (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
     {
       const char *ykey = d->axes->len > 1 ? g_ptr_array_index (d->axes, 0) : NULL;
       const char *xkey = d->axes->len > 1 ? g_ptr_array_index (d->axes, 1) : g_ptr_array_index (d->axes, 0);
-      g_string_append (o, "<h2>Over the sweep grid</h2>\n<p class=\"note\">Each cell is one "
-                       "result; colour runs from worst (dark) to best (bright) within each "
-                       "map.</p>\n<div class=\"maps\">\n");
+      g_string_append_printf (o, "<h2>%s</h2>\n<p class=\"note\">Each cell is one "
+                              "result; colour runs from worst (dark) to best (bright) within "
+                              "each map.</p>\n<div class=\"maps\">\n",
+                              d->axes->len >= 2 ? "Over the sweep grid" : "Side by side");
       g_autoptr (GPtrArray) fs = facets (d);
       for (guint f = 0; f < fs->len && f < 12; f++)
         for (guint m = 0; m < n_ms; m++)

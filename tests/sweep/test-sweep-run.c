@@ -141,6 +141,34 @@ test_bad_shard_and_other_plan (void **state)
 }
 
 static void
+test_failed_point_reported_and_retried (void **state)
+{
+  (void) state;
+  /* A trace that exists but does not parse fails at run time, in its
+   * worker: the other point still runs and is kept. */
+  g_autofree char *bad = g_build_filename (tmp, "bad.trace", NULL);
+  assert_true (g_file_set_contents (bad, "this is not a kmem trace\n", -1, NULL));
+  g_autofree char *good = tu_source_path ("traces/samples/udp-4k.trace.gz");
+  g_autofree char *text = g_strdup_printf ("trace: [%s, %s]\nallocator: slub@2.6.34\n", good, bad);
+  g_autofree char *y = g_build_filename (tmp, "fail.yaml", NULL);
+  assert_true (g_file_set_contents (y, text, -1, NULL));
+  g_autofree char *dir = sub ("fail");
+  g_autofree char *out = NULL, *err = NULL;
+  assert_int_equal (tu_run (&out, &err, (const char *[]) { "sweep", y, "--jobs", "2", "-o", dir, NULL }), 1);
+  tu_assert_contains (err, "slabsim: sweep: point 1 (");
+  tu_assert_contains (err, "bad.trace");
+  g_autofree char *res = g_build_filename (dir, "results.jsonl", NULL);
+  g_autofree char *all = slurp (res);
+  tu_assert_contains (all, "\"index\":0,");
+  assert_null (strstr (all, "\"index\":1,"));
+  /* Rerun: point 0 is skipped, point 1 fails again. */
+  g_autofree char *err2 = NULL, *out2 = NULL;
+  assert_int_equal (tu_run (&out2, &err2, (const char *[]) { "sweep", y, "-o", dir, NULL }), 1);
+  tu_assert_contains (err2, "point 1 (");
+  assert_null (strstr (err2, "point 0 ("));
+}
+
+static void
 rm_rf (const char *path)
 {
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
@@ -174,6 +202,7 @@ main (void)
     cmocka_unit_test (test_shards_merge_to_unsharded),
     cmocka_unit_test (test_rerun_skips_finished_points),
     cmocka_unit_test (test_bad_shard_and_other_plan),
+    cmocka_unit_test (test_failed_point_reported_and_retried),
   };
   int rc = cmocka_run_group_tests_name ("sweep-run", tests, NULL, NULL);
   rm_rf (tmp);
