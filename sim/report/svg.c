@@ -57,6 +57,9 @@ svg_begin (GString *o, double w, double h, gboolean standalone, const char *titl
   g_string_append (o, "<title>");
   esc (o, title);
   g_string_append (o, "</title>\n");
+  /* A file of its own goes on slides and dark pages: give it a ground. */
+  if (standalone)
+    g_string_append (o, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
 }
 
 static void
