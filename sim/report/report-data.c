@@ -2,6 +2,7 @@
 #include "sim/report/report-data.h"
 #include "sim/core/errors.h"
 
+#include <math.h>
 #include <string.h>
 
 static void
@@ -518,6 +519,16 @@ sim_report_find_cache (const SimJsonValue *result, const char *name)
       if (g_strcmp0 (sim_json_str (sim_json_get (c, "name"), NULL), name) == 0)
         return c;
     }
+  /* Eras name merged caches differently (":t-0000256", ":0000256"): an
+   * alias of the same cache will do. */
+  for (guint i = 0; i < sim_json_len (caches); i++)
+    {
+      const SimJsonValue *c = sim_json_item (caches, i);
+      const SimJsonValue *aliases = sim_json_get (c, "aliases");
+      for (guint k = 0; k < sim_json_len (aliases); k++)
+        if (g_strcmp0 (sim_json_str (sim_json_item (aliases, k), NULL), name) == 0)
+          return c;
+    }
   return NULL;
 }
 
@@ -540,7 +551,8 @@ sim_report_change (double v, double base)
     return g_strdup (v == 0.0 ? "0.0%" : "-");
   double pc = 100.0 * (v - base) / base;
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  g_ascii_formatd (buf, sizeof buf, "%+.1f", pc);
+  /* At most 7 characters with the sign and "%", as the text columns are. */
+  g_ascii_formatd (buf, sizeof buf, fabs (pc) < 999.95 ? "%+.1f" : fabs (pc) < 99999.5 ? "%+.0f" : "%+.0e", pc);
   if (strcmp (buf, "-0.0") == 0 || strcmp (buf, "+0.0") == 0)
     return g_strdup ("0.0%");
   return g_strdup_printf ("%s%%", buf);

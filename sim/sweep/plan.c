@@ -185,7 +185,9 @@ typedef struct {
   char *base_dir;
   GPtrArray *axes;              /* of Axis */
   GHashTable *axis_key_node;    /* key -> first node (duplicate check) */
-  GPtrArray *axis_order;        /* varying keys, file order */
+  GPtrArray *axis_order;        /* keys varying in axes:, file order */
+  GPtrArray *top_order;         /* top-level lists (trace: [a, b]), after them */
+  gboolean in_axes;
   SimSweepPlan *plan;
 } Loader;
 
@@ -204,7 +206,8 @@ claim_key (Loader *ld, const char *key, const SimYamlNode *node, gboolean varies
     }
   g_hash_table_insert (ld->axis_key_node, (gpointer) key, (gpointer) node);
   if (varies)
-    g_ptr_array_add (ld->axis_order, g_strdup (key));
+    g_ptr_array_add (ld->in_axes ? ld->axis_order : ld->top_order,
+                     g_strdup (key));
   return TRUE;
 }
 
@@ -666,7 +669,8 @@ plan_from_doc (SimYamlDoc *doc, const char *origin, const char *base_dir, GError
   Loader ld = { .origin = origin, .base_dir = g_strdup (base_dir), .plan = plan,
                 .axes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref),
                 .axis_key_node = g_hash_table_new (g_str_hash, g_str_equal),
-                .axis_order = g_ptr_array_new_with_free_func (g_free) };
+                .axis_order = g_ptr_array_new_with_free_func (g_free),
+                .top_order = g_ptr_array_new_with_free_func (g_free) };
   GHashTable *machines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTable *specs_ok = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gboolean ok = FALSE;
@@ -756,6 +760,7 @@ plan_from_doc (SimYamlDoc *doc, const char *origin, const char *base_dir, GError
       g_ptr_array_unref (vals);
     }
   const SimYamlNode *axes = sim_yaml_lookup (root, "axes");
+  ld.in_axes = TRUE;
   if (axes && !load_axes (&ld, axes, error))
     goto out;
   for (guint k = 0; point_keys[k]; k++)
@@ -822,6 +827,10 @@ plan_from_doc (SimYamlDoc *doc, const char *origin, const char *base_dir, GError
   memcpy (plan->plan_id, pid, SIM_SWEEP_ID_LEN + 1);
   g_free (pid);
   g_string_free (all_ids, TRUE);
+  /* The axes first: reports map the first two, and a grid reads best
+   * with the other lists as facets. */
+  for (guint i = 0; i < ld.top_order->len; i++)
+    g_ptr_array_add (ld.axis_order, g_strdup (g_ptr_array_index (ld.top_order, i)));
   g_ptr_array_add (ld.axis_order, NULL);
   plan->axes = (GStrv) g_ptr_array_steal (ld.axis_order, NULL);
   ok = TRUE;
@@ -833,6 +842,7 @@ out:
   g_hash_table_destroy (ld.axis_key_node);
   if (ld.axis_order)
     g_ptr_array_unref (ld.axis_order);
+  g_ptr_array_unref (ld.top_order);
   g_free (ld.base_dir);
   if (!ok)
     {

@@ -71,6 +71,12 @@ test_zip_and_list_counts (void **state)
   assert_null (sim_sweep_point_get (point (l, 0), "machine.numa"));
   assert_string_equal (sim_sweep_point_get (point (l, 2), "machine.numa"), "false");
   assert_int_equal (point (l, 3)->mode, SIM_REPLAY_TIMED);
+  /* Varying keys: those of axes: in file order, then the top-level lists. */
+  assert_int_equal (g_strv_length (l->axes), 4);
+  assert_string_equal (l->axes[0], "slub_max_order");
+  assert_string_equal (l->axes[1], "machine.numa");
+  assert_string_equal (l->axes[2], "replay");
+  assert_string_equal (l->axes[3], "touch");
   /* Two machines: as given, and with numa off. */
   assert_int_equal (l->machines->len, 2);
   assert_false (((SimMachine *) g_ptr_array_index (l->machines, point (l, 2)->machine))->numa);
