@@ -246,18 +246,21 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
   g_autofree char *title = g_strdup_printf ("%s over %s%s%s", m->title, ykey ? ykey : "",
                                             ykey ? " x " : "", xkey);
   svg_begin (o, w, h, standalone, title);
-  text (o, 12, 20, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"" INK "\"", m->title);
-  GString *sub = g_string_new (m->higher_is_better ? "higher is better" : "lower is better");
-  g_string_append (sub, "; brighter = better; outlined: baseline");
+  /* The facet (values of the other axes) belongs to the title: it is
+   * what tells the maps of one metric apart. */
+  GString *head = g_string_new (m->title);
   if (facet)
     for (guint k = 0; k < d->axes->len; k++)
       {
         const char *key = g_ptr_array_index (d->axes, k);
         if (g_strcmp0 (key, xkey) && g_strcmp0 (key, ykey))
-          g_string_append_printf (sub, "; %s=%s", key, sim_report_entry_param (facet, key));
+          g_string_append_printf (head, ", %s=%s", key, sim_report_entry_param (facet, key));
       }
-  text (o, 12, 38, NULL, "font-size=\"11\" fill=\"" MUTED "\"", sub->str);
-  g_string_free (sub, TRUE);
+  text (o, 12, 20, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"" INK "\"", head->str);
+  g_string_free (head, TRUE);
+  text (o, 12, 38, NULL, "font-size=\"11\" fill=\"" MUTED "\"",
+        m->higher_is_better ? "higher is better; brighter = better; outlined: baseline"
+                            : "lower is better; brighter = better; outlined: baseline");
 
   int dec = MIN (m->decimals, 3);
   for (guint y = 0; y < ny; y++)
