@@ -141,6 +141,34 @@ test_bad_shard_and_other_plan (void **state)
 }
 
 static void
+test_slurm_array_selects_shard (void **state)
+{
+  (void) state;
+  /* --array=1-2: task 2 is the second shard, 1/2 counting from 0. */
+  g_setenv ("SLURM_ARRAY_TASK_ID", "2", TRUE);
+  g_setenv ("SLURM_ARRAY_TASK_MIN", "1", TRUE);
+  g_setenv ("SLURM_ARRAY_TASK_COUNT", "2", TRUE);
+  g_autofree char *dir = sub ("slurm"), *err = NULL;
+  int rc = sweep (&err, dir, NULL);
+  g_unsetenv ("SLURM_ARRAY_TASK_ID");
+  g_unsetenv ("SLURM_ARRAY_TASK_MIN");
+  g_unsetenv ("SLURM_ARRAY_TASK_COUNT");
+  assert_int_equal (rc, 0);
+  g_autofree char *res = g_build_filename (dir, "results.jsonl", NULL);
+  g_autofree char *lines = slurp (res);
+  tu_assert_contains (lines, "\"index\":1,");
+  tu_assert_contains (lines, "\"index\":3,");
+  assert_null (strstr (lines, "\"index\":0,"));
+  assert_null (strstr (lines, "\"index\":2,"));
+  /* --list prints the plan and runs nothing. */
+  g_autofree char *out = NULL;
+  assert_int_equal (tu_run (&out, NULL, (const char *[]) { "sweep", yaml, "--list", NULL }), 0);
+  tu_assert_contains (out, "3\t");
+  tu_assert_contains (out, "\tslub@2.6.34:slub_max_order=3,slub_min_objects=32\tslub_max_order=3\t"
+                           "slub_min_objects=32\n");
+}
+
+static void
 test_failed_point_reported_and_retried (void **state)
 {
   (void) state;
@@ -191,6 +219,10 @@ rm_rf (const char *path)
 int
 main (void)
 {
+  /* Tests may themselves run in a Slurm job array. */
+  g_unsetenv ("SLURM_ARRAY_TASK_ID");
+  g_unsetenv ("SLURM_ARRAY_TASK_MIN");
+  g_unsetenv ("SLURM_ARRAY_TASK_COUNT");
   tmp = g_dir_make_tmp ("slabsim-sweep-XXXXXX", NULL);
   g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
   g_autofree char *text = g_strdup_printf ("name: t4\ntrace: %s\nallocator: slub@2.6.34\naxes:\n"
@@ -203,6 +235,7 @@ main (void)
     cmocka_unit_test (test_rerun_skips_finished_points),
     cmocka_unit_test (test_bad_shard_and_other_plan),
     cmocka_unit_test (test_failed_point_reported_and_retried),
+    cmocka_unit_test (test_slurm_array_selects_shard),
   };
   int rc = cmocka_run_group_tests_name ("sweep-run", tests, NULL, NULL);
   rm_rf (tmp);
