@@ -75,6 +75,32 @@ add_title (SimReportData *d, const char *t)
   d->title = n;
 }
 
+/* Reports read few keys of a result; the per-cache counters and the
+ * misses by structure are most of its bytes.  Dropping them keeps a
+ * report over thousands of points in memory. */
+static void
+drop_key (SimJsonValue *obj, const char *key)
+{
+  if (obj == NULL || obj->kind != SIM_JSON_OBJECT)
+    return;
+  for (guint i = obj->keys->len; i-- > 0;)
+    if (strcmp (g_ptr_array_index (obj->keys, i), key) == 0)
+      {
+        g_ptr_array_remove_index (obj->keys, i);
+        g_ptr_array_remove_index (obj->items, i);
+      }
+}
+
+static void
+slim_result (SimJsonValue *r)
+{
+  SimJsonValue *caches = sim_json_get (r, "caches");
+  for (guint i = 0; i < sim_json_len (caches); i++)
+    drop_key (sim_json_item (caches, i), "stats");
+  drop_key (sim_json_get (r, "memory"), "by_structure");
+  drop_key (r, "memory_per_cpu");
+}
+
 /* A line of a sweep. */
 static void
 add_sweep_line (SimReportData *d, SimJsonValue *v)
@@ -90,6 +116,7 @@ add_sweep_line (SimReportData *d, SimJsonValue *v)
                  pv->kind == SIM_JSON_STRING ? pv->text : pv->text ? pv->text : "");
     }
   e->result = sim_json_get (v, "result");
+  slim_result ((SimJsonValue *) e->result);
   e->machine = g_strdup (sim_json_str (sim_json_get_path (v, "machine", "name", NULL), "?"));
   e->trace = g_strdup (sim_json_str (sim_json_get (v, "trace"), "?"));
   e->spec = g_strdup (sim_json_str (sim_json_get (v, "spec"), "?"));
@@ -146,6 +173,7 @@ add_run (SimReportData *d, SimJsonValue *v)
       entry_set (e, "touch", sim_json_str (sim_json_get_path (v, "tool", "touch", NULL), "?"));
       e->spec = g_string_free (spec, FALSE);
       e->result = r;
+      slim_result ((SimJsonValue *) r);
       e->machine = g_strdup (sim_json_str (sim_json_get_path (v, "machine", "name", NULL), "?"));
       e->trace = g_strdup (trace_path ? trace_path : "?");
       entry_set (e, "machine", e->machine);
