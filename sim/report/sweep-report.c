@@ -384,9 +384,10 @@ static const char css[] =
   ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(250px,1fr));gap:14px}\n"
   ".card{background:#fff;border-radius:10px;padding:14px 16px;"
   "box-shadow:0 1px 3px rgba(31,41,51,.12)}\n"
-  ".card .k{color:#616e7c;font-size:12px;text-transform:uppercase;letter-spacing:.04em}\n"
+  ".card .k{color:#616e7c;font-size:12.5px}\n"
   ".card .v{font-size:26px;font-weight:bold;margin:2px 0}\n"
   ".card .w{font-size:12.5px;color:#52606d}\n"
+  ".card .chg{font-size:14px}\n"
   ".panel{background:#fff;border-radius:10px;padding:12px 14px;margin:10px 0;"
   "box-shadow:0 1px 3px rgba(31,41,51,.12);overflow-x:auto}\n"
   ".maps{display:flex;flex-wrap:wrap;gap:14px}\n"
@@ -430,7 +431,7 @@ html_cards (GString *o, const SimReportData *d, const SimReportMetric *const *ms
       g_autofree char *cs = sim_report_change (v, bv);
       g_string_append (o, "<div class=\"card\"><div class=\"k\">best ");
       html_esc (o, ms[m]->title);
-      g_string_append_printf (o, "</div><div class=\"v\">%s <span class=\"w %s\">%s</span></div>"
+      g_string_append_printf (o, "</div><div class=\"v\">%s <span class=\"chg %s\">%s</span></div>"
                               "<div class=\"w\">", vs, change_class (ms[m], v, bv),
                               best == d->baseline ? "" : cs);
       if (best == d->baseline)
