@@ -15,6 +15,9 @@ static const SimVerb verbs[] = {
   { "trace",    "read, summarise, convert and generate kmem traces",       sim_cmd_trace },
   { "geometry", "compute slab cache geometry with an allocator's sizing code", sim_cmd_geometry },
   { "record",   "record a kmem trace of a command through tracefs (root)", sim_cmd_record },
+  { "sweep",    "run a parameter sweep (grid, zip, list axes) into a directory", sim_cmd_sweep },
+  { "merge",    "check and join the shards of a sweep into one JSONL file", sim_cmd_merge },
+  { "report",   "render run and sweep results as HTML/SVG, text or Markdown", sim_cmd_report },
   { "help",     "show help for slabsim or one verb",                        cmd_help },
   { NULL, NULL, NULL }
 };

@@ -4,6 +4,7 @@
 #include "sim/config/machine.h"
 #include "sim/run/replay.h"
 #include "sim/report/run-report.h"
+#include "sim/sweep/progress.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,19 @@ write_output (const char *path, const char *text, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+typedef struct {
+  SimProgress bar;
+  char *label;
+  guint64 total;        /* events of the first run: the next ones replay as many */
+} RunProgress;
+
+static void
+on_progress (guint64 events, gpointer data)
+{
+  RunProgress *rp = data;
+  sim_progress_update (&rp->bar, rp->label, events, rp->total, "events");
 }
 
 gboolean
@@ -107,8 +121,24 @@ sim_cmd_run (int argc, char **argv, GError **error)
   guint n = g_strv_length ((char **) specs);
   SimReplayResult *results = g_new0 (SimReplayResult, n);
   gboolean ok = TRUE;
+  RunProgress prog = { 0 };
+  sim_progress_init (&prog.bar);
+  if (prog.bar.enabled)
+    {
+      opt.progress = on_progress;
+      opt.progress_data = &prog;
+    }
   for (guint i = 0; i < n && ok; i++)
-    ok = sim_replay_run (argv[1], specs[i], &opt, &results[i], error);
+    {
+      g_free (prog.label);
+      prog.label = g_strdup_printf ("run %s (%u/%u)", specs[i], i + 1, n);
+      prog.bar.start_us = g_get_monotonic_time ();
+      ok = sim_replay_run (argv[1], specs[i], &opt, &results[i], error);
+      if (ok && i == 0)
+        prog.total = results[0].events;
+    }
+  sim_progress_finish (&prog.bar);
+  g_free (prog.label);
 
   g_autoptr (SimTraceInfo) info = NULL;
   if (ok && fmt == SIM_FORMAT_JSON)

@@ -367,8 +367,8 @@ json_memory (SimJson *j, const SimMachine *m, const SimCpuMemStats *s)
   sim_json_end_object (j);
 }
 
-static void
-json_result (SimJson *j, const SimRunReport *r, const SimReplayResult *res)
+void
+sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimReplayResult *res)
 {
   sim_json_begin_object (j);
   sim_json_key (j, "allocator");
@@ -400,6 +400,8 @@ json_result (SimJson *j, const SimRunReport *r, const SimReplayResult *res)
       U ("free", row->free);
       U ("alloc_fast_pct", pct_int (row->alloc_fast, row->alloc));
       U ("free_fast_pct", pct_int (row->free_fast, row->free));
+      U ("alloc_fast", row->alloc_fast);
+      U ("free_fast", row->free_fast);
       U ("objects", row->objects);
       U ("slabs", row->slabs);
       U ("bytes", row->bytes);
@@ -423,13 +425,13 @@ json_result (SimJson *j, const SimRunReport *r, const SimReplayResult *res)
   sim_json_end_object (j);
 
   sim_json_key (j, "memory");
-  json_memory (j, r->machine, &res->mem);
+  json_memory (j, machine, &res->mem);
   if (res->mem_per_cpu)
     {
       sim_json_key (j, "memory_per_cpu");
       sim_json_begin_array (j);
       for (guint c = 0; c < res->n_cpus; c++)
-        json_memory (j, r->machine, &res->mem_per_cpu[c]);
+        json_memory (j, machine, &res->mem_per_cpu[c]);
       sim_json_end_array (j);
     }
 
@@ -447,6 +449,12 @@ json_result (SimJson *j, const SimRunReport *r, const SimReplayResult *res)
   sim_json_double (j, mean (res->free_cycles.total, res->free_cycles.count), 2);
   U ("alloc_cycles_p99", sim_cycle_hist_percentile (&res->alloc_cycles, 99));
   U ("free_cycles_p99", sim_cycle_hist_percentile (&res->free_cycles, 99));
+  U ("alloc_cycles_p50", sim_cycle_hist_percentile (&res->alloc_cycles, 50));
+  U ("free_cycles_p50", sim_cycle_hist_percentile (&res->free_cycles, 50));
+  U ("alloc_cycles_p90", sim_cycle_hist_percentile (&res->alloc_cycles, 90));
+  U ("free_cycles_p90", sim_cycle_hist_percentile (&res->free_cycles, 90));
+  U ("alloc_cycles_max", res->alloc_cycles.max);
+  U ("free_cycles_max", res->free_cycles.max);
   U ("lock_wait_cycles", res->lock_wait_cycles);
   U ("alloc_instructions", res->alloc_instr);
   U ("alloc_memory_cycles", res->alloc_mem_cycles);
@@ -510,7 +518,7 @@ sim_run_report_json (const SimRunReport *r)
   sim_json_key (&j, "results");
   sim_json_begin_array (&j);
   for (guint i = 0; i < r->n_results; i++)
-    json_result (&j, r, &r->results[i]);
+    sim_run_report_json_result (&j, r->machine, &r->results[i]);
   sim_json_end_array (&j);
   sim_json_end_object (&j);
   g_string_append_c (o, '\n');

@@ -12,6 +12,7 @@
 #include <glib.h>
 #include "sim/run/replay.h"
 #include "traces/info.h"
+#include "traces/json.h"
 
 G_BEGIN_DECLS
 
@@ -26,5 +27,10 @@ typedef struct {
 
 char *sim_run_report_text (const SimRunReport *r);
 char *sim_run_report_json (const SimRunReport *r);
+
+/* One element of the JSON report's "results" array, written into @j
+ * (used by "slabsim sweep" for its JSON lines). */
+void  sim_run_report_json_result (SimJson *j, const SimMachine *machine,
+                                  const SimReplayResult *res);
 
 G_END_DECLS

@@ -437,8 +437,11 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
 
   SimTraceEvent ev;
   GError *local = NULL;
+  guint64 n_read = 0;
   while (sim_trace_reader_next (rp.reader, &ev, &local))
     {
+      if (opt->progress && (++n_read & 0xffff) == 0)
+        opt->progress (out->events, opt->progress_data);
       if (!replay_event (&rp, &ev, &local))
         break;
       if (opt->check && opt->check_every && out->events % opt->check_every == 0

@@ -33,6 +33,10 @@ typedef struct {
   gboolean          check;         /* run it at all */
   gboolean          per_cpu;       /* keep per-CPU memory counters in the result */
   gboolean          lenient;       /* skip malformed trace lines */
+  /* Called every 65536 trace events with the slab events replayed so far
+   * (NULL: never).  The replay itself never prints. */
+  void            (*progress) (guint64 events, gpointer user_data);
+  gpointer          progress_data;
 } SimReplayOptions;
 
 /* Cycle distribution of one kind of operation. */

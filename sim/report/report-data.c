@@ -1,0 +1,587 @@
+/* report-data.c - results read back for "slabsim report"; see report-data.h. */
+#include "sim/report/report-data.h"
+#include "sim/core/errors.h"
+
+#include <math.h>
+#include <string.h>
+
+static void
+entry_free (SimReportEntry *e)
+{
+  g_free (e->id);
+  g_ptr_array_unref (e->keys);
+  g_ptr_array_unref (e->values);
+  g_free (e->machine);
+  g_free (e->trace);
+  g_free (e->spec);
+  g_free (e->label);
+  g_free (e);
+}
+
+SimReportData *
+sim_report_data_new (void)
+{
+  SimReportData *d = g_new0 (SimReportData, 1);
+  d->entries = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_free);
+  d->docs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_json_value_free);
+  d->axes = g_ptr_array_new_with_free_func (g_free);
+  return d;
+}
+
+void
+sim_report_data_free (SimReportData *d)
+{
+  if (d == NULL)
+    return;
+  g_ptr_array_unref (d->entries);
+  g_ptr_array_unref (d->docs);
+  g_ptr_array_unref (d->axes);
+  g_free (d->title);
+  g_free (d);
+}
+
+const char *
+sim_report_entry_param (const SimReportEntry *e, const char *key)
+{
+  for (guint i = 0; i < e->keys->len; i++)
+    if (strcmp (g_ptr_array_index (e->keys, i), key) == 0)
+      return g_ptr_array_index (e->values, i);
+  return NULL;
+}
+
+static SimReportEntry *
+entry_new (void)
+{
+  SimReportEntry *e = g_new0 (SimReportEntry, 1);
+  e->keys = g_ptr_array_new_with_free_func (g_free);
+  e->values = g_ptr_array_new_with_free_func (g_free);
+  return e;
+}
+
+static void
+entry_set (SimReportEntry *e, const char *key, const char *value)
+{
+  g_ptr_array_add (e->keys, g_strdup (key));
+  g_ptr_array_add (e->values, g_strdup (value));
+}
+
+static void
+add_title (SimReportData *d, const char *t)
+{
+  if (d->title && (strcmp (d->title, t) == 0 || strstr (d->title, t)))
+    return;
+  char *n = d->title ? g_strdup_printf ("%s + %s", d->title, t) : g_strdup (t);
+  g_free (d->title);
+  d->title = n;
+}
+
+/* Reports read few keys of a result; the per-cache counters and the
+ * misses by structure are most of its bytes.  Dropping them keeps a
+ * report over thousands of points in memory. */
+static void
+drop_key (SimJsonValue *obj, const char *key)
+{
+  if (obj == NULL || obj->kind != SIM_JSON_OBJECT)
+    return;
+  for (guint i = obj->keys->len; i-- > 0;)
+    if (strcmp (g_ptr_array_index (obj->keys, i), key) == 0)
+      {
+        g_ptr_array_remove_index (obj->keys, i);
+        g_ptr_array_remove_index (obj->items, i);
+      }
+}
+
+static void
+slim_result (SimJsonValue *r)
+{
+  SimJsonValue *caches = sim_json_get (r, "caches");
+  for (guint i = 0; i < sim_json_len (caches); i++)
+    drop_key (sim_json_item (caches, i), "stats");
+  drop_key (sim_json_get (r, "memory"), "by_structure");
+  drop_key (r, "memory_per_cpu");
+}
+
+/* A line of a sweep. */
+static void
+add_sweep_line (SimReportData *d, SimJsonValue *v)
+{
+  SimReportEntry *e = entry_new ();
+  e->id = g_strdup (sim_json_str (sim_json_get (v, "id"), NULL));
+  e->index = (guint) sim_json_number (sim_json_get (v, "index"), 0);
+  const SimJsonValue *params = sim_json_get (v, "params");
+  for (guint i = 0; i < sim_json_len (params); i++)
+    {
+      const SimJsonValue *pv = sim_json_item (params, i);
+      entry_set (e, g_ptr_array_index (params->keys, i),
+                 pv->kind == SIM_JSON_STRING ? pv->text : pv->text ? pv->text : "");
+    }
+  e->result = sim_json_get (v, "result");
+  slim_result ((SimJsonValue *) e->result);
+  e->machine = g_strdup (sim_json_str (sim_json_get_path (v, "machine", "name", NULL), "?"));
+  e->trace = g_strdup (sim_json_str (sim_json_get (v, "trace"), "?"));
+  e->spec = g_strdup (sim_json_str (sim_json_get (v, "spec"), "?"));
+  const SimJsonValue *axes = sim_json_get (v, "axes");
+  for (guint i = 0; i < sim_json_len (axes); i++)
+    {
+      const char *a = sim_json_str (sim_json_item (axes, i), NULL);
+      gboolean have = FALSE;
+      for (guint k = 0; a && k < d->axes->len; k++)
+        have |= strcmp (g_ptr_array_index (d->axes, k), a) == 0;
+      if (a && !have)
+        g_ptr_array_add (d->axes, g_strdup (a));
+    }
+  add_title (d, sim_json_str (sim_json_get (v, "sweep"), "sweep"));
+  g_ptr_array_add (d->entries, e);
+}
+
+/* The results of "slabsim run --format json". */
+static void
+add_run (SimReportData *d, SimJsonValue *v)
+{
+  const SimJsonValue *results = sim_json_get (v, "results");
+  /* run's JSON describes the trace (format, counts) but not its path. */
+  const char *trace_path = sim_json_str (sim_json_get_path (v, "trace", "path", NULL), NULL);
+  g_autofree char *trace_desc = NULL;
+  if (trace_path == NULL && sim_json_get (v, "trace"))
+    {
+      g_autofree char *events = sim_report_num (sim_json_number (sim_json_get_path (v, "trace", "events", NULL), 0), 0);
+      trace_desc = g_strdup_printf ("%s trace of %s events",
+                                    sim_json_str (sim_json_get_path (v, "trace", "format", NULL), "a"),
+                                    events);
+      trace_path = trace_desc;
+    }
+  for (guint i = 0; i < sim_json_len (results); i++)
+    {
+      const SimJsonValue *r = sim_json_item (results, i);
+      SimReportEntry *e = entry_new ();
+      e->index = d->entries->len;
+      g_autofree char *alloc = g_strdup_printf ("%s@%s", sim_json_str (sim_json_get (r, "allocator"), "?"),
+                                                sim_json_str (sim_json_get (r, "kernel"), "?"));
+      entry_set (e, "allocator", alloc);
+      GString *spec = g_string_new (alloc);
+      const SimJsonValue *params = sim_json_get (r, "params");
+      for (guint k = 0; k < sim_json_len (params); k++)
+        {
+          const SimJsonValue *pv = sim_json_item (params, k);
+          const char *val = pv->kind == SIM_JSON_BOOL ? (pv->b ? "true" : "false")
+                            : pv->text ? pv->text : "";
+          entry_set (e, g_ptr_array_index (params->keys, k), val);
+          g_string_append_printf (spec, "%s%s=%s", k ? "," : ":",
+                                  (char *) g_ptr_array_index (params->keys, k), val);
+        }
+      entry_set (e, "replay", sim_json_str (sim_json_get_path (v, "tool", "replay", NULL), "?"));
+      entry_set (e, "touch", sim_json_str (sim_json_get_path (v, "tool", "touch", NULL), "?"));
+      e->spec = g_string_free (spec, FALSE);
+      e->result = r;
+      slim_result ((SimJsonValue *) r);
+      e->machine = g_strdup (sim_json_str (sim_json_get_path (v, "machine", "name", NULL), "?"));
+      e->trace = g_strdup (trace_path ? trace_path : "?");
+      entry_set (e, "machine", e->machine);
+      g_ptr_array_add (d->entries, e);
+    }
+  add_title (d, "run");
+}
+
+static gboolean
+add_doc (SimReportData *d, SimJsonValue *v, const char *where, GError **error)
+{
+  if (sim_json_get (v, "results"))
+    add_run (d, v);
+  else if (sim_json_get (v, "result") && sim_json_get (v, "params"))
+    add_sweep_line (d, v);
+  else
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "%s: neither a sweep result line nor \"slabsim run --format json\" output",
+                   where);
+      sim_json_value_free (v);
+      return FALSE;
+    }
+  g_ptr_array_add (d->docs, v);
+  return TRUE;
+}
+
+static gboolean
+add_file (SimReportData *d, const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len;
+  if (!g_file_get_contents (path, &text, &len, error))
+    return FALSE;
+  /* One JSON document (run output, pretty-printed) or JSON lines. */
+  const char *p = text;
+  while (p < text + len && g_ascii_isspace (*p))
+    p++;
+  const char *nl = memchr (p, '\n', text + len - p);
+  gboolean one_doc = nl == NULL || (nl - p == 1 && *p == '{');
+  if (one_doc)
+    {
+      SimJsonValue *v = sim_json_parse (text, (gssize) len, path, 1, error);
+      return v && add_doc (d, v, path, error);
+    }
+  guint lineno = 0;
+  p = text;
+  while (p < text + len)
+    {
+      nl = memchr (p, '\n', text + len - p);
+      const char *stop = nl ? nl : text + len;
+      lineno++;
+      const char *q = p;
+      while (q < stop && g_ascii_isspace (*q))
+        q++;
+      if (q < stop)
+        {
+          SimJsonValue *v = sim_json_parse (p, stop - p, path, lineno, error);
+          g_autofree char *where = g_strdup_printf ("%s:%u", path, lineno);
+          if (v == NULL || !add_doc (d, v, where, error))
+            return FALSE;
+        }
+      p = nl ? nl + 1 : stop;
+    }
+  return TRUE;
+}
+
+static gint
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+gboolean
+sim_report_data_add (SimReportData *d, const char *path, GError **error)
+{
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "%s: no such file or directory", path);
+      return FALSE;
+    }
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    return add_file (d, path, error);
+  g_autofree char *pdir = g_build_filename (path, "points", NULL);
+  GDir *dir = g_dir_open (pdir, 0, error);
+  if (dir == NULL)
+    {
+      g_prefix_error (error, "%s is not a sweep directory: ", path);
+      return FALSE;
+    }
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  while ((name = g_dir_read_name (dir)))
+    if (g_str_has_suffix (name, ".jsonl"))
+      g_ptr_array_add (names, g_build_filename (pdir, name, NULL));
+  g_dir_close (dir);
+  g_ptr_array_sort (names, cmp_str);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < names->len && ok; i++)
+    ok = add_file (d, g_ptr_array_index (names, i), error);
+  g_ptr_array_unref (names);
+  return ok;
+}
+
+static gint
+cmp_entry (gconstpointer a, gconstpointer b)
+{
+  const SimReportEntry *x = *(SimReportEntry *const *) a, *y = *(SimReportEntry *const *) b;
+  if (x->index != y->index)
+    return x->index < y->index ? -1 : 1;
+  return g_strcmp0 (x->id, y->id);
+}
+
+/* "slub_max_order" -> "max_order": the allocator prefix says nothing
+ * inside one allocator's sweep. */
+static const char *
+short_key (const char *k)
+{
+  static const char *const prefixes[] = { "slub_", "slab_", "slqb_", "machine.", NULL };
+  for (guint i = 0; prefixes[i]; i++)
+    if (g_str_has_prefix (k, prefixes[i]) && k[strlen (prefixes[i])])
+      return k + strlen (prefixes[i]);
+  return k;
+}
+
+gboolean
+sim_report_data_finish (SimReportData *d, const char *baseline, GError **error)
+{
+  if (d->entries->len == 0)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION, "no results to report");
+      return FALSE;
+    }
+  /* Sweep lines keep their point order; run results follow in input order. */
+  gboolean all_sweep = TRUE;
+  for (guint i = 0; i < d->entries->len; i++)
+    all_sweep &= ((SimReportEntry *) g_ptr_array_index (d->entries, i))->id != NULL;
+  if (all_sweep)
+    g_ptr_array_sort (d->entries, cmp_entry);
+  else
+    for (guint i = 0; i < d->entries->len; i++)
+      ((SimReportEntry *) g_ptr_array_index (d->entries, i))->index = i;
+
+  /* Varying parameters: the sweep's axes first (if they vary), then any
+   * other parameter whose value differs, by name. */
+  GHashTable *all_keys = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *order = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < d->axes->len; i++)
+    g_ptr_array_add (order, g_strdup (g_ptr_array_index (d->axes, i)));
+  GPtrArray *rest = g_ptr_array_new ();
+  for (guint i = 0; i < d->entries->len; i++)
+    {
+      SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      for (guint k = 0; k < e->keys->len; k++)
+        if (!g_hash_table_contains (all_keys, g_ptr_array_index (e->keys, k)))
+          {
+            g_hash_table_add (all_keys, g_ptr_array_index (e->keys, k));
+            g_ptr_array_add (rest, g_ptr_array_index (e->keys, k));
+          }
+    }
+  g_ptr_array_sort (rest, cmp_str);
+  for (guint i = 0; i < rest->len; i++)
+    {
+      gboolean dup = FALSE;
+      for (guint k = 0; k < order->len; k++)
+        dup |= strcmp (g_ptr_array_index (order, k), g_ptr_array_index (rest, i)) == 0;
+      if (!dup)
+        g_ptr_array_add (order, g_strdup (g_ptr_array_index (rest, i)));
+    }
+  g_ptr_array_unref (rest);
+  g_hash_table_destroy (all_keys);
+  g_ptr_array_set_size (d->axes, 0);
+  for (guint k = 0; k < order->len; k++)
+    {
+      const char *key = g_ptr_array_index (order, k);
+      const char *first = sim_report_entry_param (g_ptr_array_index (d->entries, 0), key);
+      gboolean varies = FALSE;
+      for (guint i = 1; i < d->entries->len && !varies; i++)
+        varies = g_strcmp0 (first, sim_report_entry_param (g_ptr_array_index (d->entries, i), key)) != 0;
+      if (varies)
+        g_ptr_array_add (d->axes, g_strdup (key));
+    }
+  g_ptr_array_unref (order);
+
+  for (guint i = 0; i < d->entries->len; i++)
+    {
+      SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      GString *l = g_string_new (NULL);
+      for (guint k = 0; k < d->axes->len; k++)
+        {
+          const char *key = g_ptr_array_index (d->axes, k);
+          const char *v = sim_report_entry_param (e, key);
+          if (strcmp (key, "allocator") == 0)
+            g_string_append_printf (l, "%s%s", l->len ? " " : "", v ? v : "-");
+          else
+            g_string_append_printf (l, "%s%s=%s", l->len ? " " : "", short_key (key), v ? v : "-");
+        }
+      if (l->len == 0)
+        g_string_append_printf (l, "#%u", e->index);
+      e->label = g_string_free (l, FALSE);
+    }
+
+  d->baseline = 0;
+  if (baseline)
+    {
+      guint64 n;
+      gboolean found = FALSE;
+      for (guint i = 0; i < d->entries->len && !found; i++)
+        {
+          SimReportEntry *e = g_ptr_array_index (d->entries, i);
+          if (e->id && strlen (baseline) >= 4 && g_str_has_prefix (e->id, baseline))
+            {
+              d->baseline = i;
+              found = TRUE;
+            }
+        }
+      if (!found && g_ascii_string_to_unsigned (baseline, 10, 0, G_MAXUINT32, &n, NULL))
+        for (guint i = 0; i < d->entries->len && !found; i++)
+          if (((SimReportEntry *) g_ptr_array_index (d->entries, i))->index == n)
+            {
+              d->baseline = i;
+              found = TRUE;
+            }
+      if (!found)
+        {
+          g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                       "--baseline %s: no point has that id (or id prefix of 4+ digits) or index "
+                       "(indexes 0..%u)", baseline,
+                       ((SimReportEntry *) g_ptr_array_index (d->entries, d->entries->len - 1))->index);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Metrics                                                             */
+
+static double
+num (const SimJsonValue *r, const char *a, const char *b, const char *c)
+{
+  const SimJsonValue *v = sim_json_get (r, a);
+  if (b)
+    v = sim_json_get (v, b);
+  if (c)
+    v = sim_json_get (v, c);
+  return sim_json_number (v, 0.0);
+}
+
+static double
+fast_pct (const SimJsonValue *r, const char *total_key, const char *fast_key, const char *pct_key)
+{
+  const SimJsonValue *caches = sim_json_get (r, "caches");
+  double tot = 0, fast = 0;
+  for (guint i = 0; i < sim_json_len (caches); i++)
+    {
+      const SimJsonValue *c = sim_json_item (caches, i);
+      double t = sim_json_number (sim_json_get (c, total_key), 0);
+      const SimJsonValue *f = sim_json_get (c, fast_key);
+      tot += t;
+      /* Older outputs have only the rounded percentage. */
+      fast += f ? sim_json_number (f, 0) : t * sim_json_number (sim_json_get (c, pct_key), 0) / 100.0;
+    }
+  return tot > 0 ? 100.0 * fast / tot : 0.0;
+}
+
+static double
+ops (const SimJsonValue *r)
+{
+  return num (r, "replay", "allocs", NULL) + num (r, "replay", "frees", NULL)
+         + num (r, "replay", "implicit_frees", NULL);
+}
+
+static double m_alloc_fast (const SimJsonValue *r) { return fast_pct (r, "alloc", "alloc_fast", "alloc_fast_pct"); }
+static double m_free_fast (const SimJsonValue *r) { return fast_pct (r, "free", "free_fast", "free_fast_pct"); }
+static double m_l1d_per_op (const SimJsonValue *r)
+{
+  double o = ops (r);
+  return o > 0 ? num (r, "memory", "l1d", "misses") / o : 0.0;
+}
+static double m_hitm_per_op (const SimJsonValue *r)
+{
+  double o = ops (r);
+  return o > 0 ? 1000.0 * num (r, "memory", "coherence", "hitm") / o : 0.0;
+}
+static double m_alloc_cyc (const SimJsonValue *r) { return num (r, "timing", "alloc_cycles_mean", NULL); }
+static double m_free_cyc (const SimJsonValue *r) { return num (r, "timing", "free_cycles_mean", NULL); }
+static double m_alloc_p99 (const SimJsonValue *r) { return num (r, "timing", "alloc_cycles_p99", NULL); }
+static double m_free_p99 (const SimJsonValue *r) { return num (r, "timing", "free_cycles_p99", NULL); }
+static double m_footprint (const SimJsonValue *r) { return num (r, "footprint_bytes", NULL, NULL) / 1024.0; }
+static double m_lock_wait (const SimJsonValue *r) { return num (r, "timing", "lock_wait_cycles", NULL); }
+static double m_page_allocs (const SimJsonValue *r) { return num (r, "page_allocator", "alloc", NULL); }
+static double m_mcycles (const SimJsonValue *r) { return num (r, "timing", "sim_cycles", NULL) / 1e6; }
+
+static const SimReportMetric metrics[] = {
+  { "alloc_fast_pct",    "alloc fastpath %",         "alloc f%",  2, TRUE,  m_alloc_fast },
+  { "free_fast_pct",     "free fastpath %",          "free f%",   2, TRUE,  m_free_fast },
+  { "l1d_misses_per_op", "L1d misses per operation", "L1d/op",    3, FALSE, m_l1d_per_op },
+  { "footprint_kib",     "slab memory KiB",          "KiB",       0, FALSE, m_footprint },
+  { "alloc_cycles",      "alloc cycles/op (mean)",   "alloc cyc", 1, FALSE, m_alloc_cyc },
+  { "free_cycles",       "free cycles/op (mean)",    "free cyc",  1, FALSE, m_free_cyc },
+  { "alloc_p99",         "alloc cycles p99",         "alloc p99", 0, FALSE, m_alloc_p99 },
+  { "free_p99",          "free cycles p99",          "free p99",  0, FALSE, m_free_p99 },
+  { "hitm_per_kop",      "HITM transfers per 1000 ops", "HITM/kop", 2, FALSE, m_hitm_per_op },
+  { "lock_wait_cycles",  "lock wait cycles",         "lockwait",  0, FALSE, m_lock_wait },
+  { "page_allocs",       "page allocations",         "pages",     0, FALSE, m_page_allocs },
+  { "sim_mcycles",       "simulated Mcycles",        "Mcycles",   3, FALSE, m_mcycles },
+};
+
+const SimReportMetric *
+sim_report_metrics (guint *n)
+{
+  *n = G_N_ELEMENTS (metrics);
+  return metrics;
+}
+
+const SimReportMetric *
+sim_report_metric_lookup (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (metrics); i++)
+    if (strcmp (metrics[i].name, name) == 0)
+      return &metrics[i];
+  return NULL;
+}
+
+typedef struct {
+  const SimJsonValue *c;
+  double activity;
+} CacheAct;
+
+static gint
+cmp_act (gconstpointer a, gconstpointer b)
+{
+  const CacheAct *x = a, *y = b;
+  if (x->activity != y->activity)
+    return x->activity > y->activity ? -1 : 1;
+  return strcmp (sim_json_str (sim_json_get (x->c, "name"), ""),
+                 sim_json_str (sim_json_get (y->c, "name"), ""));
+}
+
+GPtrArray *
+sim_report_busiest_caches (const SimJsonValue *result, guint max)
+{
+  const SimJsonValue *caches = sim_json_get (result, "caches");
+  GArray *acts = g_array_new (FALSE, FALSE, sizeof (CacheAct));
+  for (guint i = 0; i < sim_json_len (caches); i++)
+    {
+      const SimJsonValue *c = sim_json_item (caches, i);
+      CacheAct a = { c, sim_json_number (sim_json_get (c, "alloc"), 0)
+                        + sim_json_number (sim_json_get (c, "free"), 0) };
+      if (a.activity > 0)
+        g_array_append_val (acts, a);
+    }
+  g_array_sort (acts, cmp_act);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < acts->len && i < max; i++)
+    g_ptr_array_add (names, g_strdup (sim_json_str (sim_json_get (g_array_index (acts, CacheAct, i).c,
+                                                                  "name"), "?")));
+  g_array_unref (acts);
+  return names;
+}
+
+const SimJsonValue *
+sim_report_find_cache (const SimJsonValue *result, const char *name)
+{
+  const SimJsonValue *caches = sim_json_get (result, "caches");
+  for (guint i = 0; i < sim_json_len (caches); i++)
+    {
+      const SimJsonValue *c = sim_json_item (caches, i);
+      if (g_strcmp0 (sim_json_str (sim_json_get (c, "name"), NULL), name) == 0)
+        return c;
+    }
+  /* Eras name merged caches differently (":t-0000256", ":0000256"): an
+   * alias of the same cache will do. */
+  for (guint i = 0; i < sim_json_len (caches); i++)
+    {
+      const SimJsonValue *c = sim_json_item (caches, i);
+      const SimJsonValue *aliases = sim_json_get (c, "aliases");
+      for (guint k = 0; k < sim_json_len (aliases); k++)
+        if (g_strcmp0 (sim_json_str (sim_json_item (aliases, k), NULL), name) == 0)
+          return c;
+    }
+  return NULL;
+}
+
+char *
+sim_report_num (double v, int decimals)
+{
+  char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_snprintf (fmt, sizeof fmt, "%%.%df", CLAMP (decimals, 0, 6));
+  g_ascii_formatd (buf, sizeof buf, fmt, v);
+  /* Never print "-0.0". */
+  if (buf[0] == '-' && strspn (buf + 1, "0.") == strlen (buf + 1))
+    return g_strdup (buf + 1);
+  return g_strdup (buf);
+}
+
+char *
+sim_report_change (double v, double base)
+{
+  if (base == 0.0)
+    return g_strdup (v == 0.0 ? "0.0%" : "-");
+  double pc = 100.0 * (v - base) / base;
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  /* At most 7 characters with the sign and "%", as the text columns are. */
+  g_ascii_formatd (buf, sizeof buf, fabs (pc) < 999.95 ? "%+.1f" : fabs (pc) < 99999.5 ? "%+.0f" : "%+.0e", pc);
+  if (strcmp (buf, "-0.0") == 0 || strcmp (buf, "+0.0") == 0)
+    return g_strdup ("0.0%");
+  return g_strdup_printf ("%s%%", buf);
+}

@@ -1,0 +1,70 @@
+/* report-data.h - the report model: results read back from JSON, and the
+ * metrics every renderer shows.
+ *
+ * "slabsim report" reads sweep lines (directories, merged JSONL) and
+ * "run --format json" files into one list of entries; each entry is one
+ * replay result with the parameters that tell it from the others.  The
+ * metrics are one table (name, title, unit, direction, getter), so the
+ * text, Markdown, SVG and HTML renderers cannot disagree on a number.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/report/json-parse.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char  *id;                /* sweep point id, NULL for run results */
+  guint  index;             /* point index, or position among the inputs */
+  GPtrArray *keys;          /* parameter names (char *), sorted */
+  GPtrArray *values;        /* parallel to keys */
+  const SimJsonValue *result;  /* the run JSON result object */
+  char  *machine;
+  char  *trace;
+  char  *spec;              /* "slub@2.6.34:slub_max_order=1" */
+  char  *label;             /* filled by sim_report_data_finish */
+} SimReportEntry;
+
+typedef struct {
+  GPtrArray *entries;       /* of SimReportEntry */
+  GPtrArray *docs;          /* parsed inputs, owning the results */
+  GPtrArray *axes;          /* varying parameter names (char *), sweep order */
+  char      *title;         /* sweep name(s), or "run" */
+  guint      baseline;      /* index into entries */
+} SimReportData;
+
+SimReportData *sim_report_data_new (void);
+void           sim_report_data_free (SimReportData *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimReportData, sim_report_data_free)
+
+/* Read @path: a sweep directory, a JSONL file, or a run JSON file. */
+gboolean sim_report_data_add (SimReportData *d, const char *path, GError **error);
+/* Sort, find the varying parameters and labels; @baseline is a point id
+ * (or a prefix of one) or an entry number, NULL for the first. */
+gboolean sim_report_data_finish (SimReportData *d, const char *baseline, GError **error);
+
+const char *sim_report_entry_param (const SimReportEntry *e, const char *key);
+
+typedef struct {
+  const char *name;         /* "alloc_fast_pct": what --metric takes */
+  const char *title;        /* "alloc fastpath %" */
+  const char *abbrev;       /* at most 9 characters, for text columns */
+  int         decimals;
+  gboolean    higher_is_better;
+  double    (*get) (const SimJsonValue *result);
+} SimReportMetric;
+
+const SimReportMetric *sim_report_metrics (guint *n);
+const SimReportMetric *sim_report_metric_lookup (const char *name);
+
+/* Busiest caches of @result (alloc + free, then name), up to @max. */
+GPtrArray *sim_report_busiest_caches (const SimJsonValue *result, guint max);
+const SimJsonValue *sim_report_find_cache (const SimJsonValue *result, const char *name);
+
+/* Locale-independent number text: @decimals digits after the point. */
+char *sim_report_num (double v, int decimals);
+/* "+12.3%", "-0.4%", "0.0%" or "-" when @base is 0. */
+char *sim_report_change (double v, double base);
+
+G_END_DECLS

@@ -1,0 +1,507 @@
+/* svg.c - charts for "slabsim report"; see svg.h.
+ *
+ * Design choices, for readers of a design review rather than of numbers:
+ * heat maps use a perceptually uniform sequential scale (viridis stops)
+ * oriented so that brighter is always better, whichever way the metric
+ * points, with the value printed in each cell and the baseline outlined;
+ * distributions show median, p90, p99 and mean per result on one shared
+ * axis; per-cache charts show where every result falls, with the baseline
+ * marked, rather than a forest of bars.
+ */
+#include "sim/report/svg.h"
+
+#include <math.h>
+#include <string.h>
+
+#define FONT "font-family=\"DejaVu Sans,Helvetica,Arial,sans-serif\""
+#define INK "#1f2933"
+#define MUTED "#616e7c"
+#define GRID "#e4e7eb"
+#define ACCENT "#e4572e"
+#define MAIN "#3b528b"
+
+/* Coordinates with one decimal, no locale. */
+static const char *
+f1 (char *buf, double v)
+{
+  g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, "%.1f", v);
+  if (g_str_has_suffix (buf, ".0"))
+    buf[strlen (buf) - 2] = '\0';
+  if (strcmp (buf, "-0") == 0)
+    strcpy (buf, "0");
+  return buf;
+}
+
+static void
+esc (GString *o, const char *s)
+{
+  for (; *s; s++)
+    switch (*s)
+      {
+      case '<': g_string_append (o, "&lt;"); break;
+      case '>': g_string_append (o, "&gt;"); break;
+      case '&': g_string_append (o, "&amp;"); break;
+      case '"': g_string_append (o, "&quot;"); break;
+      default: g_string_append_c (o, *s);
+      }
+}
+
+static void
+svg_begin (GString *o, double w, double h, gboolean standalone, const char *title)
+{
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf (o, "<svg%s width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" "
+                          "role=\"img\" " FONT " font-size=\"12\">\n",
+                          standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "",
+                          f1 (a, w), f1 (b, h), a, b);
+  g_string_append (o, "<title>");
+  esc (o, title);
+  g_string_append (o, "</title>\n");
+  /* A file of its own goes on slides and dark pages: give it a ground. */
+  if (standalone)
+    g_string_append (o, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+}
+
+static void
+text (GString *o, double x, double y, const char *anchor, const char *attrs, const char *s)
+{
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf (o, "<text x=\"%s\" y=\"%s\"%s%s%s %s>", f1 (a, x), f1 (b, y),
+                          anchor ? " text-anchor=\"" : "", anchor ? anchor : "",
+                          anchor ? "\"" : "", attrs ? attrs : "");
+  esc (o, s);
+  g_string_append (o, "</text>\n");
+}
+
+static void
+rect (GString *o, double x, double y, double w, double h, const char *attrs)
+{
+  char a[4][G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf (o, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" %s/>\n",
+                          f1 (a[0], x), f1 (a[1], y), f1 (a[2], w), f1 (a[3], h), attrs);
+}
+
+static void
+line (GString *o, double x1, double y1, double x2, double y2, const char *attrs)
+{
+  char a[4][G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf (o, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" %s/>\n",
+                          f1 (a[0], x1), f1 (a[1], y1), f1 (a[2], x2), f1 (a[3], y2), attrs);
+}
+
+static void
+circle (GString *o, double cx, double cy, double r, const char *attrs)
+{
+  char a[3][G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf (o, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" %s/>\n",
+                          f1 (a[0], cx), f1 (a[1], cy), f1 (a[2], r), attrs);
+}
+
+/* Viridis at t in [0, 1], from five stops, as #rrggbb. */
+static void
+viridis (double t, char out[8], gboolean *dark)
+{
+  static const guint8 stops[5][3] = {
+    { 0x44, 0x01, 0x54 }, { 0x3b, 0x52, 0x8b }, { 0x21, 0x91, 0x8c },
+    { 0x5e, 0xc9, 0x62 }, { 0xfd, 0xe7, 0x25 },
+  };
+  t = CLAMP (t, 0.0, 1.0) * 4.0;
+  guint i = MIN ((guint) t, 3u);
+  double f = t - i;
+  guint rgb[3];
+  for (guint k = 0; k < 3; k++)
+    rgb[k] = (guint) lround (stops[i][k] + f * ((double) stops[i + 1][k] - stops[i][k]));
+  g_snprintf (out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+  *dark = t < 2.2;
+}
+
+/* A "nice" axis step (1, 2, 5 x 10^k) for about @n ticks over [0, max]. */
+static double
+nice_step (double max, int n)
+{
+  if (max <= 0)
+    return 1;
+  double raw = max / n, p = pow (10, floor (log10 (raw))), m = raw / p;
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+static gboolean
+is_number (const char *s, double *v)
+{
+  char *end;
+  if (s == NULL || *s == '\0')
+    return FALSE;
+  *v = g_ascii_strtod (s, &end);
+  return *end == '\0';
+}
+
+typedef struct {
+  char *s;
+  double v;
+  guint order;
+} AxisVal;
+
+static gint
+cmp_axisval (gconstpointer a, gconstpointer b)
+{
+  const AxisVal *x = *(AxisVal *const *) a, *y = *(AxisVal *const *) b;
+  if (x->v != y->v)
+    return x->v < y->v ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+GPtrArray *
+sim_svg_axis_values (const SimReportData *d, const char *key)
+{
+  GPtrArray *vals = g_ptr_array_new ();
+  gboolean numeric = TRUE;
+  for (guint i = 0; i < d->entries->len; i++)
+    {
+      const char *v = sim_report_entry_param (g_ptr_array_index (d->entries, i), key);
+      if (v == NULL)
+        v = "-";
+      gboolean have = FALSE;
+      for (guint k = 0; k < vals->len && !have; k++)
+        have = strcmp (((AxisVal *) g_ptr_array_index (vals, k))->s, v) == 0;
+      if (have)
+        continue;
+      AxisVal *av = g_new0 (AxisVal, 1);
+      av->s = (char *) v;
+      av->order = vals->len;
+      numeric &= is_number (v, &av->v);
+      g_ptr_array_add (vals, av);
+    }
+  if (!numeric)
+    for (guint k = 0; k < vals->len; k++)
+      ((AxisVal *) g_ptr_array_index (vals, k))->v = 0;
+  g_ptr_array_sort (vals, cmp_axisval);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  for (guint k = 0; k < vals->len; k++)
+    {
+      AxisVal *av = g_ptr_array_index (vals, k);
+      g_ptr_array_add (out, g_strdup (av->s));
+      g_free (av);
+    }
+  g_ptr_array_unref (vals);
+  return out;
+}
+
+static gint
+index_of (GPtrArray *vals, const char *v)
+{
+  for (guint k = 0; k < vals->len; k++)
+    if (strcmp (g_ptr_array_index (vals, k), v ? v : "-") == 0)
+      return (gint) k;
+  return -1;
+}
+
+/* Does @e share every axis value of @facet other than @xkey and @ykey? */
+static gboolean
+in_facet (const SimReportData *d, const SimReportEntry *e, const SimReportEntry *facet,
+          const char *xkey, const char *ykey)
+{
+  if (facet == NULL)
+    return TRUE;
+  for (guint k = 0; k < d->axes->len; k++)
+    {
+      const char *key = g_ptr_array_index (d->axes, k);
+      if (g_strcmp0 (key, xkey) == 0 || g_strcmp0 (key, ykey) == 0)
+        continue;
+      if (g_strcmp0 (sim_report_entry_param (e, key), sim_report_entry_param (facet, key)) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *xkey,
+                 const char *ykey, const SimReportEntry *facet, gboolean standalone)
+{
+  g_autoptr (GPtrArray) xs = sim_svg_axis_values (d, xkey);
+  g_autoptr (GPtrArray) ys = ykey ? sim_svg_axis_values (d, ykey) : NULL;
+  guint nx = xs->len, ny = ys ? ys->len : 1;
+  gint *cell = g_new (gint, nx * ny);
+  for (guint i = 0; i < nx * ny; i++)
+    cell[i] = -1;
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+  for (guint i = 0; i < d->entries->len; i++)
+    {
+      const SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      if (!in_facet (d, e, facet, xkey, ykey))
+        continue;
+      gint x = index_of (xs, sim_report_entry_param (e, xkey));
+      gint y = ykey ? index_of (ys, sim_report_entry_param (e, ykey)) : 0;
+      if (x < 0 || y < 0 || cell[y * nx + x] >= 0)
+        continue;
+      cell[y * nx + x] = (gint) i;
+      double v = m->get (e->result);
+      lo = MIN (lo, v);
+      hi = MAX (hi, v);
+    }
+
+  const double cw = 74, ch = 40, left = 100, top = 58, legend_w = 14;
+  double gw = cw * nx, gh = ch * ny;
+  double w = MAX (left + gw + 20 + legend_w + 52, 380), h = top + gh + 52;
+  GString *o = g_string_new (NULL);
+  g_autofree char *title = g_strdup_printf ("%s over %s%s%s", m->title, ykey ? ykey : "",
+                                            ykey ? " x " : "", xkey);
+  svg_begin (o, w, h, standalone, title);
+  /* The facet (values of the other axes) belongs to the title: it is
+   * what tells the maps of one metric apart. */
+  GString *head = g_string_new (m->title);
+  if (facet)
+    for (guint k = 0; k < d->axes->len; k++)
+      {
+        const char *key = g_ptr_array_index (d->axes, k);
+        if (g_strcmp0 (key, xkey) && g_strcmp0 (key, ykey))
+          g_string_append_printf (head, ", %s=%s", key, sim_report_entry_param (facet, key));
+      }
+  text (o, 12, 20, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"" INK "\"", head->str);
+  g_string_free (head, TRUE);
+  text (o, 12, 38, NULL, "font-size=\"11\" fill=\"" MUTED "\"",
+        m->higher_is_better ? "higher is better; brighter = better; outlined: baseline"
+                            : "lower is better; brighter = better; outlined: baseline");
+
+  int dec = MIN (m->decimals, 3);
+  for (guint y = 0; y < ny; y++)
+    for (guint x = 0; x < nx; x++)
+      {
+        double cx = left + x * cw, cy = top + y * ch;
+        gint ei = cell[y * nx + x];
+        if (ei < 0)
+          {
+            rect (o, cx + 1, cy + 1, cw - 2, ch - 2, "fill=\"#f5f7fa\"");
+            text (o, cx + cw / 2, cy + ch / 2 + 4, "middle", "fill=\"" MUTED "\"", "n/a");
+            continue;
+          }
+        const SimReportEntry *e = g_ptr_array_index (d->entries, ei);
+        double v = m->get (e->result);
+        double t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+        if (!m->higher_is_better)
+          t = 1.0 - t;
+        char col[8];
+        gboolean dark;
+        viridis (t, col, &dark);
+        g_autofree char *fill = g_strdup_printf ("fill=\"%s\"", col);
+        rect (o, cx + 1, cy + 1, cw - 2, ch - 2, fill);
+        g_autofree char *vs = sim_report_num (v, dec);
+        text (o, cx + cw / 2, cy + ch / 2 + 4, "middle",
+              dark ? "fill=\"#ffffff\"" : "fill=\"" INK "\"", vs);
+        if ((guint) ei == d->baseline)
+          rect (o, cx + 2.5, cy + 2.5, cw - 5, ch - 5,
+                "fill=\"none\" stroke=\"" ACCENT "\" stroke-width=\"3\"");
+      }
+  for (guint x = 0; x < nx; x++)
+    text (o, left + x * cw + cw / 2, top + gh + 16, "middle", "fill=\"" INK "\"",
+          g_ptr_array_index (xs, x));
+  text (o, left + gw / 2, top + gh + 36, "middle", "fill=\"" MUTED "\"", xkey);
+  for (guint y = 0; ys && y < ny; y++)
+    text (o, left - 8, top + y * ch + ch / 2 + 4, "end", "fill=\"" INK "\"",
+          g_ptr_array_index (ys, y));
+  if (ykey)
+    {
+      char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+      g_autofree char *attrs = g_strdup_printf ("fill=\"" MUTED "\" transform=\"rotate(-90 %s %s)\"",
+                                                f1 (a, left - 44), f1 (b, top + gh / 2));
+      text (o, left - 44, top + gh / 2, "middle", attrs, ykey);
+    }
+
+  /* Legend: the scale from worst (bottom) to best (top). */
+  double lx = left + gw + 20;
+  const int steps = 16;
+  for (int s = 0; s < steps; s++)
+    {
+      char col[8];
+      gboolean dark;
+      viridis ((double) (steps - 1 - s) / (steps - 1), col, &dark);
+      g_autofree char *fill = g_strdup_printf ("fill=\"%s\"", col);
+      rect (o, lx, top + gh * s / steps, legend_w, gh / steps + 0.5, fill);
+    }
+  double best = m->higher_is_better ? hi : lo, worst = m->higher_is_better ? lo : hi;
+  if (lo > hi)
+    best = worst = 0;
+  g_autofree char *bs = sim_report_num (best, dec);
+  g_autofree char *ws = sim_report_num (worst, dec);
+  text (o, lx + legend_w + 6, top + 10, NULL, "font-size=\"11\" fill=\"" INK "\"", bs);
+  text (o, lx + legend_w + 6, top + gh, NULL, "font-size=\"11\" fill=\"" INK "\"", ws);
+  g_string_append (o, "</svg>\n");
+  g_free (cell);
+  return g_string_free (o, FALSE);
+}
+
+static void
+x_axis (GString *o, double x0, double width, double y0, double y1, double min, double max,
+        double step, const char *unit)
+{
+  for (double t = min; t <= max + step * 1e-9; t += step)
+    {
+      double x = x0 + width * (t - min) / (max - min);
+      line (o, x, y0, x, y1, "stroke=\"" GRID "\"");
+      g_autofree char *s = sim_report_num (t, step < 1 ? 1 : 0);
+      text (o, x, y1 + 14, "middle", "font-size=\"10\" fill=\"" MUTED "\"", s);
+    }
+  text (o, x0 + width, y1 + 28, "end", "font-size=\"10\" fill=\"" MUTED "\"", unit);
+}
+
+char *
+sim_svg_cycles (const SimReportData *d, gboolean standalone)
+{
+  guint n = MIN (d->entries->len, 60u);
+  const double left = 210, pw = 300, gap = 40, top = 64, rh = 18;
+  double w = left + 2 * pw + gap + 20, h = top + n * rh + 44;
+  static const char *const kinds[2] = { "alloc", "free" };
+  double max[2] = { 0, 0 };
+  for (guint i = 0; i < n; i++)
+    {
+      const SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      for (int k = 0; k < 2; k++)
+        {
+          g_autofree char *key = g_strdup_printf ("%s_cycles_p99", kinds[k]);
+          max[k] = MAX (max[k], sim_json_number (sim_json_get_path (e->result, "timing", key, NULL), 0));
+        }
+    }
+  GString *o = g_string_new (NULL);
+  svg_begin (o, w, h, standalone, "cycles per operation");
+  text (o, 12, 20, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"" INK "\"",
+        "Cycles per operation");
+  /* Legend. */
+  rect (o, 12, 31, 22, 8, "fill=\"" MAIN "\"");
+  text (o, 40, 39, NULL, "font-size=\"11\" fill=\"" MUTED "\"", "p50 to p90");
+  line (o, 118, 35, 140, 35, "stroke=\"#9aa5b1\" stroke-width=\"1.5\"");
+  line (o, 140, 30, 140, 40, "stroke=\"" INK "\" stroke-width=\"1.5\"");
+  text (o, 146, 39, NULL, "font-size=\"11\" fill=\"" MUTED "\"", "to p99");
+  circle (o, 204, 35, 4, "fill=\"" ACCENT "\"");
+  text (o, 212, 39, NULL, "font-size=\"11\" fill=\"" MUTED "\"", "mean");
+  text (o, 262, 39, NULL, "font-size=\"11\" fill=\"" MUTED "\"",
+        n < d->entries->len ? "(first 60 results)" : "");
+
+  for (int k = 0; k < 2; k++)
+    {
+      double x0 = left + k * (pw + gap);
+      double mx = max[k] > 0 ? max[k] * 1.05 : 1;
+      double step = nice_step (mx, 5);
+      mx = ceil (mx / step) * step;
+      g_autofree char *ttl = g_strdup_printf ("%s", k == 0 ? "kmalloc / kmem_cache_alloc" : "kfree / kmem_cache_free");
+      text (o, x0, top - 8, NULL, "font-weight=\"bold\" fill=\"" INK "\"", ttl);
+      x_axis (o, x0, pw, top, top + n * rh, 0, mx, step, "cycles");
+      for (guint i = 0; i < n; i++)
+        {
+          const SimReportEntry *e = g_ptr_array_index (d->entries, i);
+          double y = top + i * rh + rh / 2;
+          double v[5];
+          static const char *const what[5] = { "p50", "p90", "p99", "mean", "max" };
+          for (int q = 0; q < 5; q++)
+            {
+              g_autofree char *key = g_strdup_printf ("%s_cycles_%s", kinds[k], what[q]);
+              v[q] = sim_json_number (sim_json_get_path (e->result, "timing", key, NULL), 0);
+            }
+          if (i % 2 == 0)
+            rect (o, x0, y - rh / 2, pw, rh, "fill=\"#f5f7fa\" fill-opacity=\"0.6\"");
+          line (o, x0 + pw * v[0] / mx, y, x0 + pw * v[2] / mx, y,
+                "stroke=\"#9aa5b1\" stroke-width=\"1.5\"");
+          line (o, x0 + pw * v[2] / mx, y - 5, x0 + pw * v[2] / mx, y + 5,
+                "stroke=\"" INK "\" stroke-width=\"1.5\"");
+          rect (o, x0 + pw * v[0] / mx, y - 4, MAX (pw * (v[1] - v[0]) / mx, 1.5), 8,
+                "fill=\"" MAIN "\"");
+          circle (o, x0 + pw * v[3] / mx, y, 3.5, "fill=\"" ACCENT "\" stroke=\"#ffffff\"");
+          if (k == 0)
+            text (o, left - 10, y + 4, "end",
+                  i == d->baseline ? "font-size=\"11\" font-weight=\"bold\" fill=\"" INK "\""
+                                   : "font-size=\"11\" fill=\"" INK "\"", e->label);
+        }
+    }
+  g_string_append (o, "</svg>\n");
+  return g_string_free (o, FALSE);
+}
+
+static double
+cache_fast (const SimJsonValue *c, const char *kind)
+{
+  g_autofree char *fk = g_strdup_printf ("%s_fast", kind);
+  g_autofree char *pk = g_strdup_printf ("%s_fast_pct", kind);
+  double tot = sim_json_number (sim_json_get (c, kind), 0);
+  const SimJsonValue *f = sim_json_get (c, fk);
+  if (f && tot > 0)
+    return 100.0 * sim_json_number (f, 0) / tot;
+  return sim_json_number (sim_json_get (c, pk), 0);
+}
+
+char *
+sim_svg_caches (const SimReportData *d, gboolean standalone)
+{
+  const SimReportEntry *base = g_ptr_array_index (d->entries, d->baseline);
+  g_autoptr (GPtrArray) names = sim_report_busiest_caches (base->result, 8);
+  const double left = 160, pw = 290, gap = 50, top = 66, rh = 26;
+  guint n = names->len;
+  double w = left + 2 * pw + gap + 30, h = top + n * rh + 44;
+  static const char *const kinds[2] = { "alloc", "free" };
+  GString *o = g_string_new (NULL);
+  svg_begin (o, w, h, standalone, "fastpath per cache");
+  text (o, 12, 20, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"" INK "\"",
+        "Fastpath % of the busiest caches");
+  circle (o, 16, 35, 4, "fill=\"" MAIN "\" fill-opacity=\"0.5\"");
+  text (o, 24, 39, NULL, "font-size=\"11\" fill=\"" MUTED "\"", "one dot per result");
+  circle (o, 140, 35, 5, "fill=\"" ACCENT "\"");
+  text (o, 149, 39, NULL, "font-size=\"11\" fill=\"" MUTED "\"", "baseline");
+  line (o, 206, 35, 230, 35, "stroke=\"#9aa5b1\" stroke-width=\"6\" stroke-linecap=\"round\"");
+  text (o, 236, 39, NULL, "font-size=\"11\" fill=\"" MUTED "\"",
+        "range over all results; caches ordered by baseline activity");
+  for (int k = 0; k < 2; k++)
+    {
+      double x0 = left + k * (pw + gap);
+      text (o, x0, top - 8, NULL, "font-weight=\"bold\" fill=\"" INK "\"",
+            k == 0 ? "alloc fastpath %" : "free fastpath %");
+      /* Zoom on the range the results span: fast paths often differ by
+       * a few percent near 100. */
+      double min = 100;
+      for (guint c = 0; c < n; c++)
+        for (guint i = 0; i < d->entries->len; i++)
+          {
+            const SimJsonValue *cv = sim_report_find_cache (((SimReportEntry *) g_ptr_array_index (d->entries, i))->result,
+                                                            g_ptr_array_index (names, c));
+            if (cv)
+              min = MIN (min, cache_fast (cv, kinds[k]));
+          }
+      double step = nice_step (MAX (100 - min, 10), 5);
+      min = floor (min / step) * step;
+      if (min >= 100)
+        min = 100 - step;
+      x_axis (o, x0, pw, top, top + n * rh, min, 100, step, "%");
+#define XP(v) (x0 + pw * ((v) - min) / (100 - min))
+      for (guint c = 0; c < n; c++)
+        {
+          const char *name = g_ptr_array_index (names, c);
+          double y = top + c * rh + rh / 2, lo = 101, hi = -1;
+          for (guint i = 0; i < d->entries->len; i++)
+            {
+              const SimReportEntry *e = g_ptr_array_index (d->entries, i);
+              const SimJsonValue *cv = sim_report_find_cache (e->result, name);
+              if (cv == NULL)
+                continue;
+              double v = cache_fast (cv, kinds[k]);
+              lo = MIN (lo, v);
+              hi = MAX (hi, v);
+            }
+          if (hi >= 0)
+            line (o, XP (lo), y, XP (hi), y,
+                  "stroke=\"#cbd2d9\" stroke-width=\"8\" stroke-linecap=\"round\"");
+          for (guint i = 0; i < d->entries->len; i++)
+            {
+              const SimReportEntry *e = g_ptr_array_index (d->entries, i);
+              const SimJsonValue *cv = sim_report_find_cache (e->result, name);
+              if (cv && i != d->baseline)
+                circle (o, XP (cache_fast (cv, kinds[k])), y, 3.5,
+                        "fill=\"" MAIN "\" fill-opacity=\"0.5\"");
+            }
+          const SimJsonValue *bc = sim_report_find_cache (base->result, name);
+          if (bc)
+            circle (o, XP (cache_fast (bc, kinds[k])), y, 5,
+                    "fill=\"" ACCENT "\" stroke=\"#ffffff\"");
+          if (k == 0)
+            text (o, left - 10, y + 4, "end", "font-size=\"11\" fill=\"" INK "\"", name);
+        }
+#undef XP
+    }
+  g_string_append (o, "</svg>\n");
+  return g_string_free (o, FALSE);
+}
