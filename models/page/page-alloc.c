@@ -1577,3 +1577,16 @@ sim_page_check (const SimPageAlloc *pa, GError **error)
     }
   return TRUE;
 }
+
+SimPageEra
+sim_page_era_for_kernel (const char *kernel)
+{
+  if (kernel == NULL)
+    return SIM_PAGE_ERA_6_18;
+  if (g_str_has_prefix (kernel, "2.6.2") || g_str_has_prefix (kernel, "2.6.1"))
+    return SIM_PAGE_ERA_2_6_23;
+  if (g_str_has_prefix (kernel, "2.6.") || g_str_has_prefix (kernel, "3.")
+      || g_str_has_prefix (kernel, "4."))
+    return SIM_PAGE_ERA_2_6_32;
+  return SIM_PAGE_ERA_6_18;
+}

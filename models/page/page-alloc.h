@@ -33,6 +33,11 @@ typedef enum {
   SIM_PAGE_ERA_6_18,       /* pcp lists for orders 0..3 */
 } SimPageEra;
 
+/* The pageset era of a kernel version ("2.6.23", "2.6.34", "6.18", ...):
+ * 2.6.1x-2.6.2x hot/cold order-0 lists, 2.6.3x-4.x per-migratetype
+ * order-0 lists, newer kernels lists up to order 3. */
+SimPageEra sim_page_era_for_kernel (const char *kernel);
+
 typedef struct {
   SimPageEra era;
   guint64    managed_bytes;  /* per node, page-frame area; default 1 GiB;

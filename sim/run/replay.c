@@ -122,18 +122,6 @@ typedef struct {
   SimReplayResult *out;
 } Replay;
 
-static SimPageEra
-page_era_for (const char *kernel)
-{
-  if (kernel == NULL)
-    return SIM_PAGE_ERA_6_18;
-  if (g_str_has_prefix (kernel, "2.6.2") || g_str_has_prefix (kernel, "2.6.1"))
-    return SIM_PAGE_ERA_2_6_23;
-  if (g_str_has_prefix (kernel, "2.6.") || g_str_has_prefix (kernel, "3.")
-      || g_str_has_prefix (kernel, "4."))
-    return SIM_PAGE_ERA_2_6_32;
-  return SIM_PAGE_ERA_6_18;
-}
 
 static guint32
 model_gfp (guint32 trace_gfp)
@@ -414,7 +402,7 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   rp.eng = sim_engine_new (m->n_cpus);
   SimAllocEnv env = { .machine = m, .mem = rp.mem, .eng = rp.eng, .n_cpus = m->n_cpus,
                       .seed = m->seed };
-  SimPageParams pp = { .era = page_era_for (spec->kernel ? spec->kernel : ops->kernels[0]),
+  SimPageParams pp = { .era = sim_page_era_for_kernel (spec->kernel ? spec->kernel : ops->kernels[0]),
                        .managed_bytes = 0 };
   rp.pages = sim_page_alloc_new (m, rp.mem, &pp, error);
   if (rp.pages == NULL)

@@ -6,7 +6,7 @@
  * The machine is nehalem-ep-2s: 16 CPUs, two NUMA nodes (socket-interleaved
  * numbering: even CPUs on node 0, odd CPUs on node 1, 8 per node), 64-byte
  * lines, 1 GiB managed per node (so slab_break_gfp_order = 1). */
-#include "tests/testutil.h"
+#include "tests/alloc/world.h"
 #include "models/alloc/slab.h"
 #include "models/page/page-alloc.h"
 #include "sim/config/machine.h"
@@ -16,10 +16,7 @@
 #include <string.h>
 
 typedef struct {
-  SimMachine *machine;
-  SimMemSys *mem;
-  SimPageAlloc *pages;
-  SimEngine *eng;
+  TuWorld w;
   SimSlab *slab;
   SimOp op;
 } Fix;
@@ -30,25 +27,9 @@ fix_new_mem (const char *spec_text, const char *const *overrides, gboolean engin
 {
   Fix *f = g_new0 (Fix, 1);
   GError *error = NULL;
-  f->machine = sim_machine_load ("nehalem-ep-2s", overrides, &error);
-  assert_non_null (f->machine);
-  f->mem = sim_memsys_new (f->machine, &error);
-  assert_non_null (f->mem);
-  SimPageParams pp = { .era = strstr (spec_text, "2.6.23") ? SIM_PAGE_ERA_2_6_23
-                                                          : SIM_PAGE_ERA_2_6_32,
-                        .managed_bytes = managed_bytes };
-  f->pages = sim_page_alloc_new (f->machine, f->mem, &pp, &error);
-  assert_non_null (f->pages);
-  if (engine)
-    f->eng = sim_engine_new (f->machine->n_cpus);
-  SimAllocEnv env = { .machine = f->machine, .mem = f->mem, .pages = f->pages,
-                      .eng = f->eng, .n_cpus = f->machine->n_cpus, .seed = 1 };
-  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, &error);
-  assert_non_null (spec);
-  f->slab = sim_slab_new (spec, &env, &error);
-  if (f->slab == NULL)
-    print_error ("%s\n", error->message);
-  assert_non_null (f->slab);
+  tu_world_init (&f->w, spec_text, overrides, managed_bytes, engine);
+  f->slab = sim_slab_new (f->w.spec, &f->w.env, &error);
+  tu_world_assert_model (f->slab, error);
   return f;
 }
 
@@ -68,18 +49,14 @@ static void
 fix_free (Fix *f)
 {
   sim_slab_free_model (f->slab);
-  if (f->eng)
-    sim_engine_free (f->eng);
-  sim_page_alloc_free (f->pages);
-  sim_memsys_free (f->mem);
-  sim_machine_free (f->machine);
+  tu_world_clear (&f->w);
   g_free (f);
 }
 
 static SimOp *
 on_at (Fix *f, guint cpu, SimTime t)
 {
-  sim_op_begin (&f->op, f->mem, cpu, t);
+  sim_op_begin (&f->op, f->w.mem, cpu, t);
   return &f->op;
 }
 
@@ -710,25 +687,25 @@ test_reap_timer_on_engine (void **state)
 {
   (void) state;
   Fix *f = fix_new_full ("slab", NULL, TRUE);
-  assert_int_equal (sim_engine_pending (f->eng), f->machine->n_cpus);
+  assert_int_equal (sim_engine_pending (f->w.eng), f->w.machine->n_cpus);
   guint64 cpj = sim_slab_cycles_per_jiffy (f->slab);
   assert_int_equal (cpj, 11720000);             /* 2.93 GHz / HZ 250 */
-  assert_int_equal (sim_engine_next_time (f->eng), (250 - 3 * 15) * cpj);
+  assert_int_equal (sim_engine_next_time (f->w.eng), (250 - 3 * 15) * cpj);
   SimCacheId id = cache (f, "te", 64, 0);
   SimAddr o;
   alloc_n (f, id, 0, &o, 1);
   assert_int_equal (cpu_array (f, id, 0).touched, 1);
-  sim_engine_run (f->eng, 250 * cpj);           /* cpu 0's first reap */
+  sim_engine_run (f->w.eng, 250 * cpj);           /* cpu 0's first reap */
   assert_int_equal (cpu_array (f, id, 0).touched, 0);
   assert_int_equal (cpu_array (f, id, 0).avail, 15);
-  assert_true (sim_engine_cpu_clock (f->eng, 0) > 250 * cpj);
-  sim_engine_run (f->eng, 750 * cpj);           /* the one at 3 s */
+  assert_true (sim_engine_cpu_clock (f->w.eng, 0) > 250 * cpj);
+  sim_engine_run (f->w.eng, 750 * cpj);           /* the one at 3 s */
   assert_int_equal (cpu_array (f, id, 0).avail, 7);
-  assert_int_equal (sim_engine_pending (f->eng), f->machine->n_cpus);
+  assert_int_equal (sim_engine_pending (f->w.eng), f->w.machine->n_cpus);
   check (f);
   sim_slab_free_model (f->slab);
   f->slab = NULL;
-  assert_int_equal (sim_engine_pending (f->eng), 0);
+  assert_int_equal (sim_engine_pending (f->w.eng), 0);
   fix_free (f);
 }
 
@@ -825,7 +802,7 @@ test_random_stress (void **state)
   SimTime t = 0;
   for (guint step = 0; step < 40000; step++)
     {
-      guint cpu = (guint) sim_rng_below (&rng, f->machine->n_cpus);
+      guint cpu = (guint) sim_rng_below (&rng, f->w.machine->n_cpus);
       t += cpj / 8;
       if (n_live < N && (n_live == 0 || sim_rng_below (&rng, 100) < 55))
         {
@@ -853,14 +830,14 @@ test_random_stress (void **state)
     }
   check (f);
   for (guint i = 0; i < n_live; i++)
-    assert_true (sim_slab_free (f->slab, on_at (f, i % f->machine->n_cpus, t), live[i]));
+    assert_true (sim_slab_free (f->slab, on_at (f, i % f->w.machine->n_cpus, t), live[i]));
   check (f);
   /* Drain: alien arrays round robin, CPU arrays by fifths, shared arrays
    * and free slabs every 4 s. */
   for (guint r = 0; r < 200; r++)
     {
       t += 500 * cpj;
-      for (guint cpu = 0; cpu < f->machine->n_cpus; cpu++)
+      for (guint cpu = 0; cpu < f->w.machine->n_cpus; cpu++)
         sim_slab_reap (f->slab, on_at (f, cpu, t));
     }
   check (f);

@@ -4,7 +4,7 @@
  *
  * On nehalem-ep-2s CPUs alternate between the sockets: CPUs 0 and 2 are
  * on node 0, CPU 1 on node 1. */
-#include "tests/testutil.h"
+#include "tests/alloc/world.h"
 #include "models/alloc/slqb.h"
 #include "models/page/page-alloc.h"
 #include "sim/config/machine.h"
@@ -14,10 +14,7 @@
 #include <string.h>
 
 typedef struct {
-  SimMachine *machine;
-  SimMemSys *mem;
-  SimPageAlloc *pages;
-  SimEngine *eng;
+  TuWorld w;
   SimSlqb *slqb;
   SimOp op;
 } Fix;
@@ -27,23 +24,9 @@ fix_new_full (const char *spec_text, const char *const *overrides, gboolean engi
 {
   Fix *f = g_new0 (Fix, 1);
   GError *error = NULL;
-  f->machine = sim_machine_load ("nehalem-ep-2s", overrides, &error);
-  assert_non_null (f->machine);
-  f->mem = sim_memsys_new (f->machine, &error);
-  assert_non_null (f->mem);
-  SimPageParams pp = { .era = SIM_PAGE_ERA_2_6_32 };
-  f->pages = sim_page_alloc_new (f->machine, f->mem, &pp, &error);
-  assert_non_null (f->pages);
-  if (engine)
-    f->eng = sim_engine_new (f->machine->n_cpus);
-  SimAllocEnv env = { .machine = f->machine, .mem = f->mem, .pages = f->pages,
-                      .eng = f->eng, .n_cpus = f->machine->n_cpus, .seed = 1 };
-  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, &error);
-  assert_non_null (spec);
-  f->slqb = sim_slqb_new (spec, &env, &error);
-  if (f->slqb == NULL)
-    print_error ("%s\n", error->message);
-  assert_non_null (f->slqb);
+  tu_world_init (&f->w, spec_text, overrides, 0, engine);
+  f->slqb = sim_slqb_new (f->w.spec, &f->w.env, &error);
+  tu_world_assert_model (f->slqb, error);
   return f;
 }
 
@@ -58,18 +41,14 @@ static void
 fix_free (Fix *f)
 {
   sim_slqb_free_model (f->slqb);
-  if (f->eng)
-    sim_engine_free (f->eng);
-  sim_page_alloc_free (f->pages);
-  sim_memsys_free (f->mem);
-  sim_machine_free (f->machine);
+  tu_world_clear (&f->w);
   g_free (f);
 }
 
 static SimOp *
 on (Fix *f, guint cpu)
 {
-  sim_op_begin (&f->op, f->mem, cpu, 0);
+  sim_op_begin (&f->op, f->w.mem, cpu, 0);
   return &f->op;
 }
 
@@ -265,7 +244,7 @@ test_hiwater_flush_and_empty_pages (void **state)
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[32];
   alloc_n (f, id, 0, objs, 32);                   /* pages A (0..15), B (16..31) */
-  guint64 pages_before = sim_page_allocated (f->pages);
+  guint64 pages_before = sim_page_allocated (f->w.pages);
   free_n (f, 0, objs, 8);
   assert_int_equal (list_of (f, id, 0).freelist_nr, 8);
   assert_int_equal (info (f, id).stat[SIM_SLQB_FLUSH_FREE_LIST], 0);
@@ -304,7 +283,7 @@ test_hiwater_flush_and_empty_pages (void **state)
   assert_int_equal (in.slabs, 0);
   assert_int_equal (in.partial_slabs, 0);
   assert_int_equal (list_of (f, id, 0).freelist_nr, 0);
-  assert_int_equal (sim_page_allocated (f->pages), pages_before - 2);
+  assert_int_equal (sim_page_allocated (f->w.pages), pages_before - 2);
   check (f);
   fix_free (f);
 }
@@ -324,7 +303,7 @@ test_remote_batching_and_claim (void **state)
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[16];
   alloc_n (f, id, 0, objs, 16);
-  assert_int_equal (sim_page_node_of (f->pages, objs[0]), 0);
+  assert_int_equal (sim_page_node_of (f->w.pages, objs[0]), 0);
 
   free_n (f, 1, objs, 3);
   SimSlqbListInfo c1 = list_of (f, id, 1), c0 = list_of (f, id, 0);
@@ -430,11 +409,11 @@ test_trim_worker_events (void **state)
 {
   (void) state;
   Fix *f = fix_new_full ("slqb", NULL, TRUE);
-  guint n = f->machine->n_cpus;
-  assert_int_equal (sim_engine_pending (f->eng), n);
-  guint64 sec = (guint64) (f->machine->frequency_ghz * 1e9 + 0.5);
-  assert_true (sim_engine_next_time (f->eng) <= sec);
-  assert_true (sim_engine_next_time (f->eng) > sec / 2);
+  guint n = f->w.machine->n_cpus;
+  assert_int_equal (sim_engine_pending (f->w.eng), n);
+  guint64 sec = (guint64) (f->w.machine->frequency_ghz * 1e9 + 0.5);
+  assert_true (sim_engine_next_time (f->w.eng) <= sec);
+  assert_true (sim_engine_next_time (f->w.eng) > sec / 2);
 
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[16];
@@ -443,15 +422,15 @@ test_trim_worker_events (void **state)
   assert_int_equal (list_of (f, id, 0).freelist_nr, 16);
   assert_int_equal (info (f, id).slabs, 1);
 
-  assert_int_equal (sim_engine_run (f->eng, sec / 2), 0);
-  assert_int_equal (sim_engine_run (f->eng, sec), n);
+  assert_int_equal (sim_engine_run (f->w.eng, sec / 2), 0);
+  assert_int_equal (sim_engine_run (f->w.eng, sec), n);
   assert_int_equal (list_of (f, id, 0).freelist_nr, 0);
   assert_int_equal (info (f, id).slabs, 0);       /* the flush emptied the page */
-  assert_true (sim_engine_cpu_clock (f->eng, 0) >= sec - sec / 10);
-  assert_int_equal (sim_engine_pending (f->eng), n);
+  assert_true (sim_engine_cpu_clock (f->w.eng, 0) >= sec - sec / 10);
+  assert_int_equal (sim_engine_pending (f->w.eng), n);
   /* Next round three seconds later. */
-  assert_int_equal (sim_engine_run (f->eng, 3 * sec), 0);
-  assert_int_equal (sim_engine_run (f->eng, 4 * sec), n);
+  assert_int_equal (sim_engine_run (f->w.eng, 3 * sec), 0);
+  assert_int_equal (sim_engine_run (f->w.eng, 4 * sec), n);
   check (f);
   fix_free (f);
 }
@@ -466,7 +445,7 @@ test_node_specific_alloc (void **state)
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr a = sim_slqb_cache_alloc (f->slqb, on (f, 0), id, 1, 0);
   assert_true (a != 0);
-  assert_int_equal (sim_page_node_of (f->pages, a), 1);
+  assert_int_equal (sim_page_node_of (f->w.pages, a), 1);
   SimSlqbListInfo n1 = list_of (f, id, -2);
   assert_int_equal (n1.nr_slabs, 1);
   assert_int_equal (n1.stat[SIM_SLQB_ALLOC], 1);
@@ -673,13 +652,13 @@ test_random_workload_keeps_invariants (void **state)
 {
   (void) state;
   Fix *f = fix_new ("slqb:hiwater=6,freebatch=3", TRUE);
-  guint64 pages_before = sim_page_allocated (f->pages);
+  guint64 pages_before = sim_page_allocated (f->w.pages);
   SimCacheId ids[3] = { cache (f, "r_64", 64, 0), cache (f, "r_700", 700, 0),
                         cache (f, "r_3000", 3000, SIM_SLAB_CTOR) };
   GArray *live = g_array_new (FALSE, FALSE, sizeof (SimAddr));
   SimRng rng;
   sim_rng_init (&rng, 42, 0);
-  guint n_cpus = f->machine->n_cpus;
+  guint n_cpus = f->w.machine->n_cpus;
   for (guint step = 0; step < 6000; step++)
     {
       guint cpu = (guint) sim_rng_below (&rng, n_cpus);
@@ -721,7 +700,7 @@ test_random_workload_keeps_invariants (void **state)
       assert_true (in.stat[SIM_SLQB_CLAIM_REMOTE_LIST] > 0);
       assert_true (in.stat[SIM_SLQB_FREE_REMOTE] > 0);
     }
-  assert_int_equal (sim_page_allocated (f->pages), pages_before);
+  assert_int_equal (sim_page_allocated (f->w.pages), pages_before);
   fix_free (f);
 }
 

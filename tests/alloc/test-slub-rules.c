@@ -1,7 +1,7 @@
 /* test-slub-rules.c - directed tests, one per SLUB rule, driving the model
  * call by call and checking its counters against what the kernel code of
  * the era does (models/alloc/slub.c, docs/models/slub.md). */
-#include "tests/testutil.h"
+#include "tests/alloc/world.h"
 #include "models/alloc/slub.h"
 #include "models/page/page-alloc.h"
 #include "sim/config/machine.h"
@@ -9,9 +9,7 @@
 #include <string.h>
 
 typedef struct {
-  SimMachine *machine;
-  SimMemSys *mem;
-  SimPageAlloc *pages;
+  TuWorld w;
   SimSlub *slub;
   SimOp op;
 } Fix;
@@ -21,23 +19,9 @@ fix_new_on (const char *spec_text, guint64 managed_bytes, const char *const *ove
 {
   Fix *f = g_new0 (Fix, 1);
   GError *error = NULL;
-  f->machine = sim_machine_load ("nehalem-ep-2s", overrides, &error);
-  assert_non_null (f->machine);
-  f->mem = sim_memsys_new (f->machine, &error);
-  assert_non_null (f->mem);
-  SimPageEra era = strstr (spec_text, "2.6.23") ? SIM_PAGE_ERA_2_6_23
-                 : strstr (spec_text, "2.6.3") ? SIM_PAGE_ERA_2_6_32 : SIM_PAGE_ERA_6_18;
-  SimPageParams pp = { .era = era, .managed_bytes = managed_bytes };
-  f->pages = sim_page_alloc_new (f->machine, f->mem, &pp, &error);
-  assert_non_null (f->pages);
-  SimAllocEnv env = { .machine = f->machine, .mem = f->mem, .pages = f->pages,
-                      .n_cpus = f->machine->n_cpus, .seed = 1 };
-  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, &error);
-  assert_non_null (spec);
-  f->slub = sim_slub_new (spec, &env, &error);
-  if (f->slub == NULL)
-    print_error ("%s\n", error->message);
-  assert_non_null (f->slub);
+  tu_world_init (&f->w, spec_text, overrides, managed_bytes, FALSE);
+  f->slub = sim_slub_new (f->w.spec, &f->w.env, &error);
+  tu_world_assert_model (f->slub, error);
   return f;
 }
 
@@ -51,16 +35,14 @@ static void
 fix_free (Fix *f)
 {
   sim_slub_free_model (f->slub);
-  sim_page_alloc_free (f->pages);
-  sim_memsys_free (f->mem);
-  sim_machine_free (f->machine);
+  tu_world_clear (&f->w);
   g_free (f);
 }
 
 static SimOp *
 on (Fix *f, guint cpu)
 {
-  sim_op_begin (&f->op, f->mem, cpu, 0);
+  sim_op_begin (&f->op, f->w.mem, cpu, 0);
   return &f->op;
 }
 
@@ -333,14 +315,14 @@ test_order_fallback (void **state)
   GArray *pages = g_array_new (FALSE, FALSE, sizeof (SimAddr));
   for (;;)
     {
-      SimAddr p = sim_page_alloc (f->pages, on (f, 0), 0, 0, SIM_GFP_THISNODE, FALSE);
+      SimAddr p = sim_page_alloc (f->w.pages, on (f, 0), 0, 0, SIM_GFP_THISNODE, FALSE);
       if (p == 0)
         break;
       g_array_append_val (pages, p);
     }
   assert_true (pages->len > 8);
   for (guint i = 0; i < pages->len; i += 2)
-    sim_page_free (f->pages, on (f, 0), g_array_index (pages, SimAddr, i), 0);
+    sim_page_free (f->w.pages, on (f, 0), g_array_index (pages, SimAddr, i), 0);
   SimAddr a = sim_slub_cache_alloc (f->slub, on (f, 0), id, 0, 0);
   assert_true (a != 0);
   info (f, id, &in);

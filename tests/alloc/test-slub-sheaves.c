@@ -4,7 +4,7 @@
  * barn and its limit of 10 full sheaves, the NUMA bypasses, caches and
  * eras without sheaves left as they were, the invariant checker under a
  * random mix, and a replay of a real trace. */
-#include "tests/testutil.h"
+#include "tests/alloc/world.h"
 #include "models/alloc/slub.h"
 #include "models/page/page-alloc.h"
 #include "sim/config/machine.h"
@@ -16,9 +16,7 @@
 #define CAP 32
 
 typedef struct {
-  SimMachine *machine;
-  SimMemSys *mem;
-  SimPageAlloc *pages;
+  TuWorld w;
   SimSlub *slub;
   SimOp op;
   guint64 cycles;                  /* summed over every operation */
@@ -29,23 +27,9 @@ fix_new_on (const char *spec_text, const char *const *overrides)
 {
   Fix *f = g_new0 (Fix, 1);
   GError *error = NULL;
-  f->machine = sim_machine_load ("nehalem-ep-2s", overrides, &error);
-  assert_non_null (f->machine);
-  f->mem = sim_memsys_new (f->machine, &error);
-  assert_non_null (f->mem);
-  SimPageEra era = strstr (spec_text, "2.6.23") ? SIM_PAGE_ERA_2_6_23
-                 : strstr (spec_text, "2.6.3") ? SIM_PAGE_ERA_2_6_32 : SIM_PAGE_ERA_6_18;
-  SimPageParams pp = { .era = era, .managed_bytes = 0 };
-  f->pages = sim_page_alloc_new (f->machine, f->mem, &pp, &error);
-  assert_non_null (f->pages);
-  SimAllocEnv env = { .machine = f->machine, .mem = f->mem, .pages = f->pages,
-                      .n_cpus = f->machine->n_cpus, .seed = 1 };
-  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, &error);
-  assert_non_null (spec);
-  f->slub = sim_slub_new (spec, &env, &error);
-  if (f->slub == NULL)
-    print_error ("%s\n", error->message);
-  assert_non_null (f->slub);
+  tu_world_init (&f->w, spec_text, overrides, 0, FALSE);
+  f->slub = sim_slub_new (f->w.spec, &f->w.env, &error);
+  tu_world_assert_model (f->slub, error);
   return f;
 }
 
@@ -60,16 +44,14 @@ static void
 fix_free (Fix *f)
 {
   sim_slub_free_model (f->slub);
-  sim_page_alloc_free (f->pages);
-  sim_memsys_free (f->mem);
-  sim_machine_free (f->machine);
+  tu_world_clear (&f->w);
   g_free (f);
 }
 
 static SimOp *
 on (Fix *f, guint cpu)
 {
-  sim_op_begin (&f->op, f->mem, cpu, 0);
+  sim_op_begin (&f->op, f->w.mem, cpu, 0);
   return &f->op;
 }
 
@@ -150,7 +132,7 @@ test_lifo_and_refill (void **state)
 {
   (void) state;
   Fix *f = fix_new ("slub@6.18");
-  guint n_cpus = f->machine->n_cpus;
+  guint n_cpus = f->w.machine->n_cpus;
   SimCacheId id = cache (f, "test_sheaf_256", 256, CAP);
   SimSlubCacheInfo in;
   info (f, id, &in);
@@ -205,7 +187,7 @@ test_refill_reuses_barn_empty (void **state)
 {
   (void) state;
   Fix *f = fix_new ("slub@6.18");
-  guint n_cpus = f->machine->n_cpus;
+  guint n_cpus = f->w.machine->n_cpus;
   SimCacheId id = cache (f, "test_sheaf_256", 256, CAP);
   SimAddr objs[3 * CAP];
   alloc_n (f, id, 0, objs, CAP + 1);
@@ -233,7 +215,7 @@ test_swap_and_barn_put_get (void **state)
 {
   (void) state;
   Fix *f = fix_new ("slub@6.18");
-  guint n_cpus = f->machine->n_cpus;
+  guint n_cpus = f->w.machine->n_cpus;
   SimCacheId id = cache (f, "test_sheaf_256", 256, CAP);
   SimAddr objs[4 * CAP];
   alloc_n (f, id, 0, objs, 4 * CAP);
@@ -301,7 +283,7 @@ test_barn_limit_flushes (void **state)
 {
   (void) state;
   Fix *f = fix_new ("slub@6.18");
-  guint n_cpus = f->machine->n_cpus;
+  guint n_cpus = f->w.machine->n_cpus;
   SimCacheId id = cache (f, "test_sheaf_256", 256, CAP);
   enum { N = 14 * CAP };
   SimAddr *objs = g_new (SimAddr, N);
@@ -347,17 +329,17 @@ test_numa_bypass (void **state)
 {
   (void) state;
   Fix *f = fix_new_on ("slub@6.18", NULL);
-  assert_true (f->machine->numa && f->machine->sockets == 2);
+  assert_true (f->w.machine->numa && f->w.machine->sockets == 2);
   guint a = 0, b = 0;
-  for (guint cpu = 0; cpu < f->machine->n_cpus; cpu++)
-    if (sim_machine_socket_of (f->machine, cpu) != sim_machine_socket_of (f->machine, 0))
+  for (guint cpu = 0; cpu < f->w.machine->n_cpus; cpu++)
+    if (sim_machine_socket_of (f->w.machine, cpu) != sim_machine_socket_of (f->w.machine, 0))
       {
         b = cpu;
         break;
       }
   assert_true (b != 0);
-  gint node_a = (gint) (sim_machine_socket_of (f->machine, a) % 2);
-  gint node_b = (gint) (sim_machine_socket_of (f->machine, b) % 2);
+  gint node_a = (gint) (sim_machine_socket_of (f->w.machine, a) % 2);
+  gint node_b = (gint) (sim_machine_socket_of (f->w.machine, b) % 2);
   SimCacheId id = cache (f, "test_sheaf_256", 256, CAP);
   SimAddr objs[4];
   alloc_n (f, id, a, objs, 4);
@@ -403,9 +385,9 @@ random_mix (Fix *f, SimCacheId id, guint n_ops, guint64 seed, guint n_cpus,
   GArray *live = g_array_new (FALSE, FALSE, sizeof (SimAddr));
   GArray *cpus = g_array_new (FALSE, FALSE, sizeof (guint));
   guint per_socket[8] = { 0 };
-  for (guint cpu = 0; cpu < f->machine->n_cpus; cpu++)
+  for (guint cpu = 0; cpu < f->w.machine->n_cpus; cpu++)
     {
-      guint sk = sim_machine_socket_of (f->machine, cpu) % 8;
+      guint sk = sim_machine_socket_of (f->w.machine, cpu) % 8;
       if (per_socket[sk]++ < n_cpus)
         g_array_append_val (cpus, cpu);
     }
