@@ -2662,7 +2662,17 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   g_array_free (sizing.params, TRUE);
   if (!ok)
     {
-      g_prefix_error (error, "slub@%s: ", era->name);
+      /* The sizing code lists its boot parameters; the model's own come on
+       * top. */
+      if (error && *error && g_error_matches (*error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_UNKNOWN_KEY)
+          && g_str_has_suffix ((*error)->message, ")"))
+        {
+          char *msg = g_strndup ((*error)->message, strlen ((*error)->message) - 1);
+          g_free ((*error)->message);
+          (*error)->message = g_strconcat (msg, ", pass_through, cpu_partial, min_partial, slub_stats)",
+                                           NULL);
+          g_free (msg);
+        }
       g_free (m->kernel);
       g_free (m);
       return NULL;

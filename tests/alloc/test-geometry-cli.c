@@ -136,8 +136,9 @@ test_usage_errors (void **state)
                       "geometry: slub: unknown kernel \"2.6.22\" (expected one of: 6.18, 2.6.34, 2.6.23)");
   expect_usage_error ((const char *[]) { "geometry", "-k", "-a", "slub@6.18:slub_max_oder=2", NULL },
                       "unknown parameter \"slub_max_oder\" (expected one of: slub_min_order, slub_max_order,");
-  expect_usage_error ((const char *[]) { "geometry", "-k", "-a", "slub@2.6.23:slab_min_objects=8", NULL },
-                      "(expected one of: slub_min_order, slub_max_order, slub_min_objects, slub_nomerge)");
+  expect_usage_error ((const char *[]) { "geometry", "-k", "-a", "slub@2.6.23:slab_min_object=8", NULL },
+                      "(expected one of: slub_min_order, slub_max_order, slub_min_objects, slub_nomerge, "
+                      "slab_min_order, slab_max_order, slab_min_objects, slab_nomerge)");
   expect_usage_error ((const char *[]) { "geometry", "-k", "-a", "slqb", NULL },
                       "unknown allocator \"slqb\"");
   expect_usage_error ((const char *[]) { "geometry", "-k", "-a", "slub@", NULL },
