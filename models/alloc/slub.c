@@ -12,10 +12,21 @@
  *           no per-cache min_partial.
  *   2.6.33  struct kmem_cache_cpu {freelist, page, node, offset, objsize,
  *           stat[]} reached through kmem_cache's cpu_slab[NR_CPUS] pointer
- *           array: the layout just before commit 9dfc6e68bfe6e.
+ *           array: the layout just before commit 9dfc6e68bfe6e.  The
+ *           structures come from each CPU's static kmem_cache_cpu[100]
+ *           array in cache-creation order.
  *   2.6.34  The same kmem_cache_cpu, minus offset/objsize, in the per-CPU
- *           area reached with this_cpu operations; the fast path reads
- *           s->offset from kmem_cache.  min_partial per cache.
+ *           area reached with this_cpu operations (kmalloc caches: the
+ *           static kmalloc_percpu[] by kmalloc index; others:
+ *           alloc_percpu); the fast path reads s->cpu_slab and s->offset
+ *           from kmem_cache's first line.  min_partial per cache.
+ *           Both kernels embed node 0's kmem_cache_node in kmem_cache
+ *           (local_node), on the line after offset and oo, and keep the
+ *           kmalloc caches' kmem_caches in one static array; the eras
+ *           table gives the field offsets of both structures
+ *           (docs/case-studies/003-hackbench-this-cpu.md).  The node[] and
+ *           cpu_slab[] arrays are sized by the simulated machine, not by a
+ *           kernel config's MAX_NUMNODES and NR_CPUS.
  *   6.18    kmem_cache_cpu {freelist, tid, slab, partial, lock, stat[]};
  *           the fast paths are a cmpxchg of (freelist, tid); per-CPU
  *           partial slabs (cpu_partial_slabs) that are not frozen; slab
@@ -135,16 +146,22 @@ enum { PCPU_PACKED, PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC };
 static const SlubEra eras[] = {
   { "2.6.23", SIM_SLUB_2_6_23, TRUE,  TRUE,  FALSE, FALSE, FALSE, FALSE, TRUE,  2, 192, 0,
     PCPU_PACKED, 0 },
-  /* kmem_cache_cpu {freelist 0, page 8, node 16, offset 20, objsize 24,
-   * stat[] 28}; kmem_cache {flags 0, size 8, objsize 12, offset 16, oo 20,
-   * local_node 24, ...}. */
-  { "2.6.33", SIM_SLUB_2_6_33, FALSE, TRUE,  TRUE,  FALSE, FALSE, TRUE,  TRUE,  0, 192, 28,
-    PCPU_STATIC_ARRAY, 24 },
+  /* x86-64 include/linux/slub_def.h with SLUB_DEBUG, NUMA and SMP.
+   * kmem_cache_cpu {freelist 0, page 8, node 16, offset 20, objsize 24,
+   * stat[] 28}; kmem_cache {flags 0, size 8, objsize 12, offset 16,
+   * oo 24 (an unsigned long), local_node 32..95 {list_lock, nr_partial,
+   * partial, nr_slabs, total_objects, full}, max, min, allocflags,
+   * refcount, ctor, inuse, align, min_partial, name, list, kobj (64
+   * bytes), remote_node_defrag_ratio, node[] 240, cpu_slab[]}. */
+  { "2.6.33", SIM_SLUB_2_6_33, FALSE, TRUE,  TRUE,  FALSE, FALSE, TRUE,  TRUE,  0, 240, 28,
+    PCPU_STATIC_ARRAY, 32 },
   /* kmem_cache_cpu {freelist 0, page 8, node 16, stat[] 20}; kmem_cache
-   * {cpu_slab 0, flags 8, size 16, objsize 20, offset 24, oo 28,
-   * local_node 32, ...}. */
-  { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 192, 20,
-    PCPU_KMALLOC_STATIC, 32 },
+   * {cpu_slab 0, flags 8, size 16, objsize 20, offset 24, oo 32,
+   * local_node 40..103, ... as 2.6.33 ..., node[] 248}: the fast path's
+   * s->cpu_slab and s->offset share line 0 with local_node.list_lock,
+   * nr_partial and the partial list head. */
+  { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 248, 20,
+    PCPU_KMALLOC_STATIC, 40 },
   { "6.18",   SIM_SLUB_6_18,   FALSE, FALSE, FALSE, TRUE,  TRUE,  TRUE,  FALSE, 0, 256, 48,
     PCPU_PACKED, 0 },
 };
@@ -160,8 +177,6 @@ static const SlubEra eras[] = {
  * 2.6.23/2.6.33 the cpu_slab[NR_CPUS] array comes last. */
 #define KC_CPU_SLAB   0
 #define KC_OFFSET     24
-#define KC_SIZE       16
-#define KC_MIN_PARTIAL 56
 
 /* kmem_cache_cpu fields (2.6.33/34: freelist, page, node, [offset,
  * objsize]; 6.18: freelist, tid, slab, partial). */
@@ -2502,6 +2517,10 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
   s->cpu = g_new0 (CpuSlab, m->env.n_cpus);
   if (e->pcpu_layout != PCPU_PACKED && m->pcpu_unit == NULL)
     {
+      /* kmem_cache_init's first cache, kmalloc_caches[0] (the
+       * kmem_cache_node cache, not a cache the model replays), takes slot
+       * 0 of 2.6.33's array and index 0 of 2.6.34's. */
+      m->pcpu_slots = 1;
       m->pcpu_unit = g_new0 (SimAddr, m->env.n_cpus);
       for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
         m->pcpu_unit[cpu] = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),

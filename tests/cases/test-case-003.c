@@ -20,11 +20,13 @@ test_hackbench_generated (void **state)
   g_printerr ("hackbench 16 CPUs: L1d misses %.0f -> %.0f (%+.1f%%); kmem_cache misses %.0f -> %.0f;"
               " allocator cycles %+.1f%%\n", la, lb, 100 * (lb - la) / la, ka, kb,
               100 * (cb - ca) / ca);
-  /* The page: +2 to +10 % L1d misses (the seed: +4.3 %), kmem_cache's
-   * misses at least doubled, the same fast-path rates (the commit changed
-   * where things are, not which path is taken). */
-  assert_true (lb >= 1.02 * la && lb <= 1.10 * la);
-  assert_true (kb >= 2 * ka);
+  /* The page: +8 to +20 % allocator L1d misses (the seed: +4.3 % over the
+   * whole system), kmem_cache's misses at least 4x, allocator cycles +2
+   * to +10 % (the seed: hackbench 3-7 % slower), the same fast-path rates
+   * (the commit changed where things are, not which path is taken). */
+  assert_true (lb >= 1.08 * la && lb <= 1.20 * la);
+  assert_true (kb >= 4 * ka);
+  assert_true (cb >= 1.02 * ca && cb <= 1.10 * ca);
   assert_int_equal (cu_uint (a, kmalloc1k, "alloc_fast_pct"), cu_uint (b, kmalloc1k, "alloc_fast_pct"));
   assert_int_equal (cu_uint (a, kmalloc1k, "free_fast_pct"), cu_uint (b, kmalloc1k, "free_fast_pct"));
   g_unlink (trace);
