@@ -34,6 +34,17 @@ test_tbench_order (void **state)
   assert_true (cb <= 1.05 * ca && cb >= 0.95 * ca);
   assert_true (mb >= 2.0 * ma);
   assert_true (pb <= pa);
+
+  /* slub_max_order=0: one object per page, every allocation a slow path
+   * with its own page. */
+  g_autofree char *z = cu_run (trace, "nehalem-ep-2s", "line", "slub@2.6.23:slub_max_order=0");
+  double cz = cu_cycles (z);
+  guint64 pz = cu_uint (z, "\"page_allocator\"", "alloc");
+  g_printerr ("slub_max_order=0: allocator cycles %.0f (%+.1f%%), page allocs %" G_GUINT64_FORMAT "\n",
+              cz, 100.0 * (cz - ca) / ca, pz);
+  assert_int_equal (cu_uint (z, kmalloc4k, "order"), 0);
+  assert_true (cz >= 1.10 * ca);
+  assert_true (pz >= 1000);
   g_unlink (trace);
 }
 
