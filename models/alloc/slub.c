@@ -12,10 +12,21 @@
  *           no per-cache min_partial.
  *   2.6.33  struct kmem_cache_cpu {freelist, page, node, offset, objsize,
  *           stat[]} reached through kmem_cache's cpu_slab[NR_CPUS] pointer
- *           array: the layout just before commit 9dfc6e68bfe6e.
+ *           array: the layout just before commit 9dfc6e68bfe6e.  The
+ *           structures come from each CPU's static kmem_cache_cpu[100]
+ *           array in cache-creation order.
  *   2.6.34  The same kmem_cache_cpu, minus offset/objsize, in the per-CPU
- *           area reached with this_cpu operations; the fast path reads
- *           s->offset from kmem_cache.  min_partial per cache.
+ *           area reached with this_cpu operations (kmalloc caches: the
+ *           static kmalloc_percpu[] by kmalloc index; others:
+ *           alloc_percpu); the fast path reads s->cpu_slab and s->offset
+ *           from kmem_cache's first line.  min_partial per cache.
+ *           Both kernels embed node 0's kmem_cache_node in kmem_cache
+ *           (local_node), on the line after offset and oo, and keep the
+ *           kmalloc caches' kmem_caches in one static array; the eras
+ *           table gives the field offsets of both structures
+ *           (docs/case-studies/003-hackbench-this-cpu.md).  The node[] and
+ *           cpu_slab[] arrays are sized by the simulated machine, not by a
+ *           kernel config's MAX_NUMNODES and NR_CPUS.
  *   6.18    kmem_cache_cpu {freelist, tid, slab, partial, lock, stat[]};
  *           the fast paths are a cmpxchg of (freelist, tid); per-CPU
  *           partial slabs (cpu_partial_slabs) that are not frozen; slab
@@ -103,14 +114,62 @@ typedef struct {
   guint    min_partial_fixed;    /* 2.6.23: MIN_PARTIAL; 0 = per cache */
   guint    kmem_cache_size;      /* bytes before the node[] and cpu_slab[] arrays */
   guint    cpu_stat_offset;      /* offset of stat[] in kmem_cache_cpu */
+  guint    pcpu_layout;          /* where kmem_cache_cpu lives (PCPU_*) */
+  guint    local_node;           /* offset of kmem_cache.local_node; 0 = none */
 } SlubEra;
 
+/* Where each CPU's kmem_cache_cpu is placed.
+ *
+ * PCPU_PACKED: one bump allocation per cache and CPU from the CPU's node
+ * static area (the placement of the 2.6.23 and 6.18 models).
+ *
+ * PCPU_STATIC_ARRAY (2.6.33): mm/slub.c's DEFINE_PER_CPU(struct
+ * kmem_cache_cpu [NR_KMEM_CACHE_CPU], kmem_cache_cpu), 100 structures in
+ * each CPU's own per-CPU unit, handed out in cache creation order
+ * (init_alloc_cpu_cpu pushes them on a free list from the last to the
+ * first), packed at sizeof (struct kmem_cache_cpu); past 100 caches,
+ * kmalloc_node (ALIGN (sizeof, cache_line_size ())) on the CPU's node.
+ *
+ * PCPU_KMALLOC_STATIC (2.6.34): the kmalloc caches' structures come from
+ * DEFINE_PER_CPU(struct kmem_cache_cpu, kmalloc_percpu[KMALLOC_CACHES])
+ * indexed by kmalloc index (boot-time creation, before the per-CPU
+ * allocator works), every other cache's from alloc_percpu, packed at the
+ * structure's 8-byte alignment in the unit's dynamic part.
+ *
+ * In both kernels a CPU's unit is its own: two CPUs' kmem_cache_cpu never
+ * share a cache line. */
+enum { PCPU_PACKED, PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC };
+
+#define NR_KMEM_CACHE_CPU 100
+#define PCPU_UNIT_SIZE    (64u * 1024)
+
 static const SlubEra eras[] = {
-  { "2.6.23", SIM_SLUB_2_6_23, TRUE,  TRUE,  FALSE, FALSE, FALSE, FALSE, TRUE,  2, 192, 0 },
-  { "2.6.33", SIM_SLUB_2_6_33, FALSE, TRUE,  TRUE,  FALSE, FALSE, TRUE,  TRUE,  0, 192, 32 },
-  { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 192, 24 },
-  { "6.18",   SIM_SLUB_6_18,   FALSE, FALSE, FALSE, TRUE,  TRUE,  TRUE,  FALSE, 0, 256, 48 },
+  { "2.6.23", SIM_SLUB_2_6_23, TRUE,  TRUE,  FALSE, FALSE, FALSE, FALSE, TRUE,  2, 192, 0,
+    PCPU_PACKED, 0 },
+  /* x86-64 include/linux/slub_def.h with SLUB_DEBUG, NUMA and SMP.
+   * kmem_cache_cpu {freelist 0, page 8, node 16, offset 20, objsize 24,
+   * stat[] 28}; kmem_cache {flags 0, size 8, objsize 12, offset 16,
+   * oo 24 (an unsigned long), local_node 32..95 {list_lock, nr_partial,
+   * partial, nr_slabs, total_objects, full}, max, min, allocflags,
+   * refcount, ctor, inuse, align, min_partial, name, list, kobj (64
+   * bytes), remote_node_defrag_ratio, node[] 240, cpu_slab[]}. */
+  { "2.6.33", SIM_SLUB_2_6_33, FALSE, TRUE,  TRUE,  FALSE, FALSE, TRUE,  TRUE,  0, 240, 28,
+    PCPU_STATIC_ARRAY, 32 },
+  /* kmem_cache_cpu {freelist 0, page 8, node 16, stat[] 20}; kmem_cache
+   * {cpu_slab 0, flags 8, size 16, objsize 20, offset 24, oo 32,
+   * local_node 40..103, ... as 2.6.33 ..., node[] 248}: the fast path's
+   * s->cpu_slab and s->offset share line 0 with local_node.list_lock,
+   * nr_partial and the partial list head. */
+  { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 248, 20,
+    PCPU_KMALLOC_STATIC, 40 },
+  { "6.18",   SIM_SLUB_6_18,   FALSE, FALSE, FALSE, TRUE,  TRUE,  TRUE,  FALSE, 0, 256, 48,
+    PCPU_PACKED, 0 },
 };
+
+/* 2.6.33/2.6.34 have 18 stat items: the model's list without
+ * ALLOC_NODE_MISMATCH and DEACTIVATE_BYPASS (later kernels'). */
+#define CLASSIC_2_6_N_STATS 18
+#define CC_OFFSET_2_6_33    20             /* c->offset, c->objsize */
 
 /* Field offsets inside kmem_cache that the paths read.  kmem_cache's
  * first line holds cpu_slab (2.6.34+), flags, size, object_size and
@@ -118,8 +177,6 @@ static const SlubEra eras[] = {
  * 2.6.23/2.6.33 the cpu_slab[NR_CPUS] array comes last. */
 #define KC_CPU_SLAB   0
 #define KC_OFFSET     24
-#define KC_SIZE       16
-#define KC_MIN_PARTIAL 56
 
 /* kmem_cache_cpu fields (2.6.33/34: freelist, page, node, [offset,
  * objsize]; 6.18: freelist, tid, slab, partial). */
@@ -290,6 +347,11 @@ struct SimSlub {
   GHashTable    *slab_of;   /* slab base address -> Slab */
   GHashTable    *large;     /* pass-through page address -> order */
   guint64        large_pages;
+  /* 2.6.33/2.6.34 placement (PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC). */
+  SimAddr       *pcpu_unit;     /* each CPU's per-CPU unit */
+  guint          pcpu_slots;    /* 2.6.33: kmem_cache_cpu[] slots handed out */
+  guint          pcpu_dyn;      /* 2.6.34: bytes of the dynamic part used */
+  SimAddr        kmalloc_kc;    /* the static kmalloc_caches[] array */
 };
 
 static const char *const stat_names[SIM_SLUB_N_STATS] = {
@@ -392,7 +454,13 @@ stat_add (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item, guint v)
   s->stat[item] += v;
   if (m->era->stats && m->p.stats)
     {
-      guint slot = m->era->id == SIM_SLUB_6_18 ? stat_slot_618[item] : (guint) item;
+      guint slot = (guint) item;
+      if (m->era->id == SIM_SLUB_6_18)
+        slot = stat_slot_618[item];
+      else if (m->era->pcpu_layout != PCPU_PACKED)
+        slot = item < SIM_SLUB_ALLOC_NODE_MISMATCH ? (guint) item
+               : item <= SIM_SLUB_DEACTIVATE_REMOTE_FREES ? (guint) item - 1
+               : CLASSIC_2_6_N_STATS - 1;     /* ORDER_FALLBACK */
       sim_op_access (op, s->cpu[op->cpu].addr + m->era->cpu_stat_offset + 4 * slot, 4,
                      SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
     }
@@ -1072,7 +1140,7 @@ sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 g
     {
       /* Fast path: pop the cpu freelist. */
       if (e->cpu_has_offset)
-        rd_cpu (op, c, 24);                    /* c->offset */
+        rd_cpu (op, c, CC_OFFSET_2_6_33);      /* c->offset, c->objsize */
       else if (!e->page_lockless)
         rd_kc (op, s, KC_OFFSET);              /* s->offset */
       obj = c->freelist;
@@ -1254,11 +1322,13 @@ slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
   locate_cpu_slab (m, op, s);
   if (!e->page_lockless)
     rd_cpu (op, c, CC_FREELIST);               /* c->page / c->slab, c->freelist */
+  if (e->pcpu_layout != PCPU_PACKED)
+    sim_op_read (op, c->addr + CC_PAGE, 12, SIM_MEM_CPU_SLAB);  /* c->page, c->node */
   s->live--;
   if (slab == c->slab)
     {
       if (e->cpu_has_offset)
-        rd_cpu (op, c, 24);
+        rd_cpu (op, c, CC_OFFSET_2_6_33);
       else if (!e->page_lockless)
         rd_kc (op, s, KC_OFFSET);
       slab->next_free[obj] = c->freelist;
@@ -2393,7 +2463,7 @@ display_name (SimSlub *m, const SimSlubCache *sc)
  * area (its node's static area). */
 static SlubCache *
 model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
-                 GError **error)
+                 gint kmalloc_index, GError **error)
 {
   SlubCache *s = g_new0 (SlubCache, 1);
   s->sc = sc;
@@ -2413,27 +2483,85 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
 
   guint kc_size = m->era->kmem_cache_size + 8 * m->n_nodes
                   + (m->era->cpu_ptr_array ? 8 * m->env.n_cpus : 0);
-  s->addr = sim_page_static_alloc (m->env.pages, 0, kc_size, 64);
+  const SlubEra *e = m->era;
+  if (e->pcpu_layout != PCPU_PACKED && kmalloc_index >= 0)
+    {
+      /* kmalloc_caches[] is a static array of struct kmem_cache: one
+       * cache's tail shares a line with the next one's head. */
+      if (m->kmalloc_kc == 0)
+        m->kmalloc_kc = sim_page_static_alloc (m->env.pages, 0,
+                                               (guint64) m->n_kmalloc * kc_size, 64);
+      s->addr = m->kmalloc_kc + (guint64) kmalloc_index * kc_size;
+    }
+  else
+    s->addr = sim_page_static_alloc (m->env.pages, 0, kc_size, 64);
   s->node = g_new0 (SlubNode, m->n_nodes);
   for (guint n = 0; n < m->n_nodes; n++)
     {
-      s->node[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
+      /* 2.6.33/34 embed node 0's kmem_cache_node in kmem_cache (local_node:
+       * kmalloc caches always use it for node 0, other caches for the node
+       * of their kmem_cache, node 0 here). */
+      if (n == 0 && e->local_node)
+        s->node[n].addr = s->addr + e->local_node;
+      else
+        s->node[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
       sim_lock_init (&s->node[n].list_lock, "list_lock");
     }
-  /* kmem_cache_cpu: 2.6.33's came from a per-CPU array of structs, 2.6.34's
-   * and 6.18's from alloc_percpu, packed at their natural alignment (the
-   * stat[] array makes them span lines). */
-  guint n_stats = m->era->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS : SIM_SLUB_N_CLASSIC_STATS;
-  guint cc_size = m->era->cpu_stat_offset + (m->era->stats ? 4 * n_stats : 0);
+  guint n_stats = e->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS
+                  : e->pcpu_layout != PCPU_PACKED ? CLASSIC_2_6_N_STATS
+                  : SIM_SLUB_N_CLASSIC_STATS;
+  guint cc_size = e->cpu_stat_offset + (e->stats ? 4 * n_stats : 0);
   if (cc_size < 24)
     cc_size = 24;
+  cc_size = (cc_size + 7) & ~7u;                /* sizeof, pointer-aligned */
   s->cpu = g_new0 (CpuSlab, m->env.n_cpus);
+  if (e->pcpu_layout != PCPU_PACKED && m->pcpu_unit == NULL)
+    {
+      /* kmem_cache_init's first cache, kmalloc_caches[0] (the
+       * kmem_cache_node cache, not a cache the model replays), takes slot
+       * 0 of 2.6.33's array and index 0 of 2.6.34's. */
+      m->pcpu_slots = 1;
+      m->pcpu_unit = g_new0 (SimAddr, m->env.n_cpus);
+      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+        m->pcpu_unit[cpu] = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
+                                                   PCPU_UNIT_SIZE, 4096);
+    }
+  /* The per-CPU unit: 2.6.33's kmem_cache_cpu[NR_KMEM_CACHE_CPU], or
+   * 2.6.34's kmalloc_percpu[] followed by the alloc_percpu area. */
+  guint64 off = 0;
+  gboolean in_unit = FALSE;
+  if (e->pcpu_layout == PCPU_STATIC_ARRAY && m->pcpu_slots < NR_KMEM_CACHE_CPU)
+    {
+      off = (guint64) m->pcpu_slots++ * cc_size;
+      in_unit = TRUE;
+    }
+  else if (e->pcpu_layout == PCPU_KMALLOC_STATIC)
+    {
+      guint64 statics = (guint64) m->n_kmalloc * cc_size;
+      if (kmalloc_index >= 0)
+        off = (guint64) kmalloc_index * cc_size;
+      else
+        {
+          off = statics + m->pcpu_dyn;
+          m->pcpu_dyn += cc_size;
+        }
+      in_unit = off + cc_size <= PCPU_UNIT_SIZE;
+    }
   for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
     {
       s->cpu[cpu].freelist = NIL;
       s->cpu[cpu].node = -1;
       s->cpu[cpu].tid = cpu;
-      s->cpu[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu), cc_size, 8);
+      if (in_unit)
+        s->cpu[cpu].addr = m->pcpu_unit[cpu] + off;
+      else if (e->pcpu_layout != PCPU_PACKED)
+        /* 2.6.33's table overflow: kmalloc_node of a cache-line-aligned
+         * structure on the CPU's node. */
+        s->cpu[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
+                                                  (cc_size + 63) & ~63u, 64);
+      else
+        s->cpu[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
+                                                  cc_size, 8);
     }
   /* kmem_cache_open writes the structure. */
   sim_op_touch_range (op, s->addr, kc_size, SIM_ACC_WRITE, SIM_MEM_CACHE_META);
@@ -2542,7 +2670,7 @@ sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError *
   SlubCache *s = g_hash_table_lookup (m->model_of, sc);
   if (s == NULL)
     {
-      s = model_cache_new (m, op, sc, sheaf_capacity, error);
+      s = model_cache_new (m, op, sc, sheaf_capacity, -1, error);
       if (s == NULL)
         return SIM_CACHE_NONE;
     }
@@ -2714,7 +2842,7 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       if (sc)
         {
           SlubCache *s = g_hash_table_lookup (m->model_of, sc);
-          m->kmalloc[k] = s ? s : model_cache_new (m, &op, sc, 0, NULL);
+          m->kmalloc[k] = s ? s : model_cache_new (m, &op, sc, 0, (gint) k, NULL);
         }
       g_free (name);
     }
@@ -2780,6 +2908,7 @@ sim_slub_free_model (SimSlub *m)
   if (m->set)
     sim_slub_cache_set_free (m->set);
   g_free (m->kmalloc);
+  g_free (m->pcpu_unit);
   g_free (m->kernel);
   g_free (m);
 }
