@@ -64,6 +64,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
@@ -175,9 +178,36 @@ set_base (const Level *L, guint inst, guint64 block)
     default: CALL (ways); break;  \
     }
 
+#ifdef __SSE2__
+/* Eight ways at once with SSE2, which has no 64-bit compare: compare the
+ * 32-bit halves, pack the 16 results into one byte each, and keep the ways
+ * whose two halves both matched. */
+static ALWAYS_INLINE guint32
+match8_sse2 (const guint64 *t, guint64 block)
+{
+  __m128i b = _mm_set1_epi64x ((long long) block);
+  __m128i c0 = _mm_cmpeq_epi32 (_mm_loadu_si128 ((const __m128i *) t), b);
+  __m128i c1 = _mm_cmpeq_epi32 (_mm_loadu_si128 ((const __m128i *) (t + 2)), b);
+  __m128i c2 = _mm_cmpeq_epi32 (_mm_loadu_si128 ((const __m128i *) (t + 4)), b);
+  __m128i c3 = _mm_cmpeq_epi32 (_mm_loadu_si128 ((const __m128i *) (t + 6)), b);
+  __m128i p = _mm_packs_epi16 (_mm_packs_epi32 (c0, c1), _mm_packs_epi32 (c2, c3));
+  guint32 m = (guint32) _mm_movemask_epi8 (p);
+  return m & (m >> 1) & 0x5555u;     /* bit 2w: way w matched */
+}
+#endif
+
 static ALWAYS_INLINE int
 find_way_n (const guint64 *t, guint64 block, guint n)
 {
+#ifdef __SSE2__
+  if (n == 8 || n == 16)
+    {
+      guint32 h = match8_sse2 (t, block);
+      if (n == 16)
+        h |= match8_sse2 (t + 8, block) << 16;
+      return h ? __builtin_ctz (h) / 2 : -1;
+    }
+#endif
   guint32 hits = 0;
   for (guint w = 0; w < n && w < 32; w++)
     hits |= (guint32) (t[w] == block) << w;
@@ -254,11 +284,15 @@ lru_open_front_n (guint64 *t, guint8 *s, guint n)
       memmove (s + 1, s, n - 1);
     }
   else
-    for (guint i = n - 1; i > 0; i--)
-      {
-        t[i] = t[i - 1];
-        s[i] = s[i - 1];
-      }
+    {
+      /* Through a copy, so that both moves are fixed-size block copies. */
+      guint64 tt[16];
+      guint8 ss[16];
+      memcpy (tt, t, (n - 1) * sizeof (guint64));
+      memcpy (ss, s, n - 1);
+      memcpy (t + 1, tt, (n - 1) * sizeof (guint64));
+      memcpy (s + 1, ss, n - 1);
+    }
 }
 
 /* Tree-PLRU: node i has children 2i+1, 2i+2; a bit set means the victim
@@ -1175,15 +1209,12 @@ insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
   guint w = victim_way (L, base);
   guint64 vb = L->tag[base + w];
   guint8 vbits = L->st[base + w];
-  if (vb != NO_LINE)
-    {
-      /* Free the way first: the eviction may recurse into this level. */
-      remove_way (L, base, w);
-      w = victim_way (L, base);
-    }
+  /* The new line replaces the victim before the victim is evicted: the
+   * eviction may recurse into this level and must find the set whole. */
   if (L->repl == SIM_REPL_LRU)
     {
-      /* Insert at the MRU position, shifting the (empty) last way out. */
+      /* Insert at the MRU position, shifting the last way (the victim or
+       * an empty way) out. */
 #define OPEN(n) lru_open_front_n (L->tag + base, L->st + base, n)
       WAYS_DISPATCH (L->ways, OPEN);
 #undef OPEN
