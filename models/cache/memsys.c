@@ -57,6 +57,26 @@
  * Cachegrind mode (caches.md §2.4, §2.5) is a separate small path: D1 and
  * LL, LRU, no coherence, no write-backs, the LL looked up only on a D1 miss,
  * a straddling access one reference with at most one miss per level.
+ *
+ * How the state is kept, and what that costs on the host
+ *  - Each level is one tag array and one state-byte array, set-major over
+ *    all its instances (a set's ways are adjacent; LRU keeps them in recency
+ *    order, so way 0 is the MRU line and the last way the victim).
+ *  - The directory is an open-addressing hash with linear probing and
+ *    backward-shift deletion, sized at construction for every line of every
+ *    cache, so it never grows and never fills.  Its hash scatters chunks of
+ *    8 neighbouring lines and keeps each chunk's lines in consecutive slots,
+ *    so a working set's entries share host cache lines.
+ *  - A full-mode access is: an L1 probe (the fast path ends there on a hit
+ *    with permission); on a miss, probes outwards until a level hits, a
+ *    directory lookup if no private level had it, then fills inwards, each
+ *    fill evicting a victim whose departure may touch the next level (dirty
+ *    write-back), the directory (the core no longer holds it) or the levels
+ *    above (inclusive back-invalidation).  A private miss thus does 4-10 set
+ *    probes and 1-3 directory probes; the set primitives are specialised for
+ *    8 and 16 ways (SSE2 tag compare, fixed-size LRU moves) because they
+ *    are most of the work, and the arrays over 2 MiB ask for huge pages.
+ *    docs/perf/cachesim.md has the measured profile.
  */
 #include "models/cache/memsys.h"
 #include "sim/core/errors.h"
