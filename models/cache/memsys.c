@@ -57,12 +57,39 @@
  * Cachegrind mode (caches.md §2.4, §2.5) is a separate small path: D1 and
  * LL, LRU, no coherence, no write-backs, the LL looked up only on a D1 miss,
  * a straddling access one reference with at most one miss per level.
+ *
+ * How the state is kept, and what that costs on the host
+ *  - Each level is one tag array and one state-byte array, set-major over
+ *    all its instances (a set's ways are adjacent; LRU keeps them in recency
+ *    order, so way 0 is the MRU line and the last way the victim).
+ *  - The directory is an open-addressing hash with linear probing and
+ *    backward-shift deletion, sized at construction for every line of every
+ *    cache, so it never grows and never fills.  Its hash scatters chunks of
+ *    8 neighbouring lines and keeps each chunk's lines in consecutive slots,
+ *    so a working set's entries share host cache lines.
+ *  - A full-mode access is: an L1 probe (the fast path ends there on a hit
+ *    with permission); on a miss, probes outwards until a level hits, a
+ *    directory lookup if no private level had it, then fills inwards, each
+ *    fill evicting a victim whose departure may touch the next level (dirty
+ *    write-back), the directory (the core no longer holds it) or the levels
+ *    above (inclusive back-invalidation).  A private miss thus does 4-10 set
+ *    probes and 1-3 directory probes; the set primitives are specialised for
+ *    8 and 16 ways (SSE2 tag compare, fixed-size LRU moves) because they
+ *    are most of the work, and the arrays over 2 MiB ask for huge pages.
+ *    docs/perf/cachesim.md has the measured profile.
  */
 #include "models/cache/memsys.h"
 #include "sim/core/errors.h"
 #include "sim/core/rng.h"
 
+#include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #define NO_LINE G_MAXUINT64
 
@@ -115,6 +142,38 @@ struct SimMemSys {
   guint              dir_bits, mask_words;
 };
 
+/* ---- Host memory --------------------------------------------------------- */
+
+/* The directory and the shared levels' tag arrays are megabytes that every
+ * private miss probes at random: with 4 KiB host pages nearly each probe is
+ * also a TLB miss and a page walk, which cost as much as the cache miss
+ * itself.  Large arrays are therefore aligned to 2 MiB and offered to the
+ * kernel as transparent huge pages (a hint: where THP is off this is plain
+ * aligned memory).  Contents are zeroed; free with big_free(). */
+#define BIG_ALIGN ((gsize) 2 << 20)
+
+static gpointer
+big_alloc0 (gsize bytes)
+{
+  if (bytes < BIG_ALIGN)
+    return g_malloc0 (bytes);
+  gsize rounded = (bytes + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1);
+  void *p = NULL;
+  if (posix_memalign (&p, BIG_ALIGN, rounded) != 0)
+    g_error ("memsys: out of memory (%" G_GSIZE_FORMAT " bytes)", rounded);
+#ifdef MADV_HUGEPAGE
+  madvise (p, rounded, MADV_HUGEPAGE);
+#endif
+  memset (p, 0, bytes);
+  return p;
+}
+
+static void
+big_free (gpointer p)
+{
+  free (p);   /* g_malloc0 and posix_memalign memory both go to free() */
+}
+
 /* ---- Cache arrays ------------------------------------------------------ */
 
 static inline gsize
@@ -123,14 +182,137 @@ set_base (const Level *L, guint inst, guint64 block)
   return ((gsize) inst * L->sets + (block & L->set_mask)) * L->ways;
 }
 
+/* Set primitives.  Every private miss runs a dozen of them, so they are
+ * written for a constant associativity @n and dispatched on the common ones
+ * (ALWAYS_INLINE makes the constant reach the loops): the tag search then
+ * compares all ways without an early exit (a line sits in at most one way,
+ * so the lowest match is the match) and the LRU shifts become fixed-size
+ * selects instead of memmove calls with a data-dependent length, both of
+ * which cost a mispredicted branch per call. */
+#define ALWAYS_INLINE inline __attribute__ ((always_inline))
+#define WAYS_DISPATCH(ways, CALL) \
+  switch (ways)                   \
+    {                             \
+    case 8:  CALL (8); break;     \
+    case 16: CALL (16); break;    \
+    default: CALL (ways); break;  \
+    }
+
+#ifdef __SSE2__
+/* Eight ways at once with SSE2, which has no 64-bit compare: compare the
+ * 32-bit halves, pack the 16 results into one byte each, and keep the ways
+ * whose two halves both matched. */
+static ALWAYS_INLINE guint32
+match8_sse2 (const guint64 *t, guint64 block)
+{
+  __m128i b = _mm_set1_epi64x ((long long) block);
+  __m128i c0 = _mm_cmpeq_epi32 (_mm_loadu_si128 ((const __m128i *) t), b);
+  __m128i c1 = _mm_cmpeq_epi32 (_mm_loadu_si128 ((const __m128i *) (t + 2)), b);
+  __m128i c2 = _mm_cmpeq_epi32 (_mm_loadu_si128 ((const __m128i *) (t + 4)), b);
+  __m128i c3 = _mm_cmpeq_epi32 (_mm_loadu_si128 ((const __m128i *) (t + 6)), b);
+  __m128i p = _mm_packs_epi16 (_mm_packs_epi32 (c0, c1), _mm_packs_epi32 (c2, c3));
+  guint32 m = (guint32) _mm_movemask_epi8 (p);
+  return m & (m >> 1) & 0x5555u;     /* bit 2w: way w matched */
+}
+#endif
+
+static ALWAYS_INLINE int
+find_way_n (const guint64 *t, guint64 block, guint n)
+{
+#ifdef __SSE2__
+  if (n == 8 || n == 16)
+    {
+      guint32 h = match8_sse2 (t, block);
+      if (n == 16)
+        h |= match8_sse2 (t + 8, block) << 16;
+      return h ? __builtin_ctz (h) / 2 : -1;
+    }
+#endif
+  guint32 hits = 0;
+  for (guint w = 0; w < n && w < 32; w++)
+    hits |= (guint32) (t[w] == block) << w;
+  if (hits)
+    return __builtin_ctz (hits);
+  for (guint w = 32; w < n; w++)
+    if (t[w] == block)
+      return (int) w;
+  return -1;
+}
+
 static inline int
 find_way (const Level *L, gsize base, guint64 block)
 {
   const guint64 *t = L->tag + base;
-  for (guint w = 0; w < L->ways; w++)
-    if (t[w] == block)
-      return (int) w;
-  return -1;
+  int w;
+#define FIND(n) w = find_way_n (t, block, n)
+  WAYS_DISPATCH (L->ways, FIND);
+#undef FIND
+  return w;
+}
+
+/* LRU order: move way @way to the front (way 0), shifting ways 0..way-1
+ * down by one. */
+static ALWAYS_INLINE void
+lru_front_n (guint64 *t, guint8 *s, guint way, guint n)
+{
+  guint64 tv = t[way];
+  guint8 sv = s[way];
+  if (n > 16)
+    {
+      memmove (t + 1, t, way * sizeof (guint64));
+      memmove (s + 1, s, way);
+    }
+  else
+    for (guint i = n - 1; i > 0; i--)
+      {
+        /* Downwards, so t[i - 1] is still the old value. */
+        t[i] = i <= way ? t[i - 1] : t[i];
+        s[i] = i <= way ? s[i - 1] : s[i];
+      }
+  t[0] = tv;
+  s[0] = sv;
+}
+
+/* LRU order: delete way @way, shifting the later ways up by one and leaving
+ * an empty way at the end. */
+static ALWAYS_INLINE void
+lru_delete_n (guint64 *t, guint8 *s, guint way, guint n)
+{
+  if (n > 16)
+    {
+      memmove (t + way, t + way + 1, (n - 1 - way) * sizeof (guint64));
+      memmove (s + way, s + way + 1, n - 1 - way);
+    }
+  else
+    for (guint i = 0; i + 1 < n; i++)
+      {
+        /* Upwards, so t[i + 1] is still the old value. */
+        t[i] = i >= way ? t[i + 1] : t[i];
+        s[i] = i >= way ? s[i + 1] : s[i];
+      }
+  t[n - 1] = NO_LINE;
+  s[n - 1] = 0;
+}
+
+/* LRU order: open way 0 for a new line, dropping the (empty) last way. */
+static ALWAYS_INLINE void
+lru_open_front_n (guint64 *t, guint8 *s, guint n)
+{
+  if (n > 16)
+    {
+      memmove (t + 1, t, (n - 1) * sizeof (guint64));
+      memmove (s + 1, s, n - 1);
+    }
+  else
+    {
+      /* Through a copy, so that both moves are fixed-size block copies. */
+      guint64 tt[16];
+      guint8 ss[16];
+      memcpy (tt, t, (n - 1) * sizeof (guint64));
+      memcpy (ss, s, n - 1);
+      memcpy (t + 1, tt, (n - 1) * sizeof (guint64));
+      memcpy (s + 1, ss, n - 1);
+    }
 }
 
 /* Tree-PLRU: node i has children 2i+1, 2i+2; a bit set means the victim
@@ -179,12 +361,9 @@ touch (Level *L, gsize base, guint way)
     case SIM_REPL_LRU:
       if (way != 0)
         {
-          guint64 t = L->tag[base + way];
-          guint8 s = L->st[base + way];
-          memmove (L->tag + base + 1, L->tag + base, way * sizeof (guint64));
-          memmove (L->st + base + 1, L->st + base, way);
-          L->tag[base] = t;
-          L->st[base] = s;
+#define FRONT(n) lru_front_n (L->tag + base, L->st + base, way, n)
+          WAYS_DISPATCH (L->ways, FRONT);
+#undef FRONT
         }
       return 0;
     case SIM_REPL_PLRU:
@@ -217,10 +396,10 @@ remove_way (Level *L, gsize base, guint way)
 {
   if (L->repl == SIM_REPL_LRU)
     {
-      guint n = L->ways - 1 - way;
-      memmove (L->tag + base + way, L->tag + base + way + 1, n * sizeof (guint64));
-      memmove (L->st + base + way, L->st + base + way + 1, n);
-      way = L->ways - 1;
+#define DELETE(n) lru_delete_n (L->tag + base, L->st + base, way, n)
+      WAYS_DISPATCH (L->ways, DELETE);
+#undef DELETE
+      return;
     }
   L->tag[base + way] = NO_LINE;
   L->st[base + way] = 0;
@@ -261,10 +440,10 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
   L->latency = spec->latency;
   L->n_inst = n_inst;
   gsize n = (gsize) n_inst * L->sets * L->ways;
-  L->tag = g_new (guint64, n);
+  L->tag = big_alloc0 (n * sizeof (guint64));
   for (gsize i = 0; i < n; i++)
     L->tag[i] = NO_LINE;
-  L->st = g_new0 (guint8, n);
+  L->st = big_alloc0 (n);
   if (L->repl == SIM_REPL_PLRU)
     L->plru = g_new0 (guint64, (gsize) n_inst * L->sets);
   return TRUE;
@@ -436,7 +615,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
   ms->dir_cap_mask = cap - 1;
   ms->mask_words = (ms->n_dom + 63) / 64;
   ms->dir_stride = 2 + ms->mask_words;
-  ms->dir = g_new0 (guint64, cap * ms->dir_stride);
+  ms->dir = big_alloc0 (cap * ms->dir_stride * sizeof (guint64));
   for (guint64 i = 0; i < cap; i++)
     ms->dir[i * ms->dir_stride] = NO_LINE;
   /* Instance of every level for every core, so the hot path never divides. */
@@ -456,15 +635,15 @@ sim_memsys_free (SimMemSys *ms)
     return;
   for (guint l = 0; l < ms->n_levels; l++)
     {
-      g_free (ms->lv[l].tag);
-      g_free (ms->lv[l].st);
+      big_free (ms->lv[l].tag);
+      big_free (ms->lv[l].st);
       g_free (ms->lv[l].plru);
     }
   g_free (ms->core_of);
   g_free (ms->cpu_of_core);
   g_free (ms->dom_socket);
   g_free (ms->stats);
-  g_free (ms->dir);
+  big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
     g_free (ms->inst_tab[l]);
   g_free (ms);
@@ -628,10 +807,19 @@ cg_access (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind,
 
 /* ---- Directory --------------------------------------------------------- */
 
+/* Neighbouring lines get neighbouring slots: the hash scatters chunks of
+ * 2^DIR_CHUNK_BITS lines and keeps the lines of a chunk in order, so that
+ * the live entries of a working set share host cache lines (24-byte
+ * entries) instead of taking one host line each. */
+#define DIR_CHUNK_BITS 3
+
 static inline guint64
 dir_hash (const SimMemSys *ms, guint64 block)
 {
-  return (block * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> (64 - ms->dir_bits);
+  guint64 chunk = block >> DIR_CHUNK_BITS;
+  guint64 h = (chunk * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15))
+              >> (64 - (ms->dir_bits - DIR_CHUNK_BITS));
+  return (h << DIR_CHUNK_BITS) | (block & ((1u << DIR_CHUNK_BITS) - 1));
 }
 
 static inline guint64 *
@@ -854,8 +1042,9 @@ dom_level (const SimMemSys *ms, guint dom, guint *inst)
 
 /* A dirty line leaving level @l of @core's path (core = G_MAXUINT for a
  * shared instance's own path, given by @inst at level @l): mark the next copy
- * outwards dirty, or it reaches DRAM. */
-static void
+ * outwards dirty, or it reaches DRAM.  Returns the level of that copy
+ * (n_levels for DRAM). */
+static guint
 push_dirty_out (SimMemSys *ms, guint l, guint core, guint inst, guint64 block)
 {
   for (guint j = l + 1; j < ms->n_levels; j++)
@@ -868,18 +1057,22 @@ push_dirty_out (SimMemSys *ms, guint l, guint core, guint inst, guint64 block)
       if (w >= 0)
         {
           L->st[base + w] |= ST_DIRTY;
-          return;
+          return j;
         }
     }
+  return ms->n_levels;
 }
 
-/* After a core's private copy left, fix ownership: a socket-level copy on
- * the core's path takes over if the core owned the line. */
+/* After a core's private copy left level @gone, fix ownership: a
+ * socket-level copy on the core's path takes over if the core owned the
+ * line.  Level @gone is not searched again: the line has just left it. */
 static void
-core_lost_line (SimMemSys *ms, guint core, guint64 block)
+core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone)
 {
-  if (core_holds (ms, core, block))
-    return;
+  for (guint l = 0; l < ms->n_private; l++)
+    if (l != gone
+        && find_way (&ms->lv[l], set_base (&ms->lv[l], core, block), block) >= 0)
+      return;
   DirEnt *e = dir_find (ms, block);
   if (e == NULL)
     return;
@@ -995,9 +1188,9 @@ evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu
             }
           victim_fill (ms, l + 1, ni, block, nb, cpu);
         }
-      else if (dirty)
-        push_dirty_out (ms, l, core, 0, block);
-      core_lost_line (ms, core, block);
+      else if (dirty && push_dirty_out (ms, l, core, 0, block) < ms->n_private)
+        return;   /* our own next private level took it: the core still holds it */
+      core_lost_line (ms, core, block, l);
       return;
     }
   /* Shared instance. */
@@ -1045,17 +1238,15 @@ insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
   guint w = victim_way (L, base);
   guint64 vb = L->tag[base + w];
   guint8 vbits = L->st[base + w];
-  if (vb != NO_LINE)
-    {
-      /* Free the way first: the eviction may recurse into this level. */
-      remove_way (L, base, w);
-      w = victim_way (L, base);
-    }
+  /* The new line replaces the victim before the victim is evicted: the
+   * eviction may recurse into this level and must find the set whole. */
   if (L->repl == SIM_REPL_LRU)
     {
-      /* Insert at the MRU position, shifting the (empty) last way out. */
-      memmove (L->tag + base + 1, L->tag + base, (L->ways - 1) * sizeof (guint64));
-      memmove (L->st + base + 1, L->st + base, L->ways - 1);
+      /* Insert at the MRU position, shifting the last way (the victim or
+       * an empty way) out. */
+#define OPEN(n) lru_open_front_n (L->tag + base, L->st + base, n)
+      WAYS_DISPATCH (L->ways, OPEN);
+#undef OPEN
       w = 0;
     }
   L->tag[base + w] = block;
@@ -1141,34 +1332,44 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   gboolean write = kind != SIM_ACC_READ;
   int hit = -1;                 /* level of our own path holding the line */
   guint8 hit_bits = 0;
+  gsize hit_base = 0;           /* and where: coherence actions below never */
+  guint hit_way = 0;            /* move lines in our own path's sets */
 
   if (l1_way >= 0)
     {
       hit = 0;
-      hit_bits = ms->lv[0].st[set_base (&ms->lv[0], core, block) + l1_way];
+      hit_base = set_base (&ms->lv[0], core, block);
+      hit_way = (guint) l1_way;
+      hit_bits = ms->lv[0].st[hit_base + hit_way];
     }
   else
     {
       st->level[0].misses[kind]++;
       st->class_misses[cls][0]++;
-      /* The outer tag sets and the directory slot are likely host-cache
-       * misses: start them all now so that they overlap. */
+      /* The outer tag sets are likely host-cache misses: start them all
+       * now so that they overlap. */
       for (guint l = 1; l < ms->n_levels; l++)
         {
           const Level *L = &ms->lv[l];
           __builtin_prefetch (L->tag + set_base (L, inst_of (ms, l, core), block));
         }
-      __builtin_prefetch (dir_at (ms, dir_hash (ms, block)));
       for (guint l = 1; l < ms->n_levels; l++)
         {
           Level *L = &ms->lv[l];
           guint inst = inst_of (ms, l, core);
           gsize base = set_base (L, inst, block);
+          /* Only a miss in every private level needs the directory (most
+           * private misses hit the next private level): fetch its slot
+           * when the first shared level is probed, overlapping the two. */
+          if (l == ms->n_private)
+            __builtin_prefetch (dir_at (ms, dir_hash (ms, block)));
           st->level[l].accesses[kind]++;
           int w = find_way (L, base, block);
           if (w >= 0)
             {
               hit = (int) l;
+              hit_base = base;
+              hit_way = (guint) w;
               hit_bits = L->st[base + w];
               break;
             }
@@ -1383,10 +1584,8 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       /* A victim level gives the line up to the level above. */
       Level *H = &ms->lv[hit];
       guint inst = inst_of (ms, (guint) hit, core);
-      gsize base = set_base (H, inst, block);
-      int w = find_way (H, base, block);
-      dirty_from_hit = H->st[base + w] & ST_DIRTY;
-      remove_way (H, base, (guint) w);
+      dirty_from_hit = H->st[hit_base + hit_way] & ST_DIRTY;
+      remove_way (H, hit_base, hit_way);
       if (!H->private_)
         {
           DirEnt *e = dir_find (ms, block);
@@ -1401,11 +1600,9 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   else if (hit >= 0)
     {
       Level *H = &ms->lv[hit];
-      gsize base = set_base (H, inst_of (ms, (guint) hit, core), block);
-      int w = find_way (H, base, block);
       if (hit == 0 && write)
-        H->st[base + w] |= ST_DIRTY | ST_EXCL;
-      touch (H, base, (guint) w);
+        H->st[hit_base + hit_way] |= ST_DIRTY | ST_EXCL;
+      touch (H, hit_base, hit_way);
     }
   for (guint l = top; l-- > 0;)
     {
