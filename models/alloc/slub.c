@@ -136,9 +136,14 @@ typedef struct {
  * allocator works), every other cache's from alloc_percpu, packed at the
  * structure's 8-byte alignment in the unit's dynamic part.
  *
- * In both kernels a CPU's unit is its own: two CPUs' kmem_cache_cpu never
- * share a cache line. */
-enum { PCPU_PACKED, PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC };
+ * PCPU_DYNAMIC (6.18): every cache's structure from
+ * __alloc_percpu (sizeof (struct kmem_cache_cpu), 2 * sizeof (void *)),
+ * packed at 16-byte alignment (the freelist/tid pair is cmpxchg16b'd) in
+ * the unit's dynamic part, in cache creation order.
+ *
+ * In all three kernels a CPU's unit is its own: two CPUs' kmem_cache_cpu
+ * never share a cache line. */
+enum { PCPU_PACKED, PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC, PCPU_DYNAMIC };
 
 #define NR_KMEM_CACHE_CPU 100
 #define PCPU_UNIT_SIZE    (64u * 1024)
@@ -163,7 +168,7 @@ static const SlubEra eras[] = {
   { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 248, 20,
     PCPU_KMALLOC_STATIC, 40 },
   { "6.18",   SIM_SLUB_6_18,   FALSE, FALSE, FALSE, TRUE,  TRUE,  TRUE,  FALSE, 0, 256, 48,
-    PCPU_PACKED, 0 },
+    PCPU_DYNAMIC, 0 },
 };
 
 /* 2.6.33/2.6.34 have 18 stat items: the model's list without
@@ -1322,7 +1327,7 @@ slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
   locate_cpu_slab (m, op, s);
   if (!e->page_lockless)
     rd_cpu (op, c, CC_FREELIST);               /* c->page / c->slab, c->freelist */
-  if (e->pcpu_layout != PCPU_PACKED)
+  if (e->pcpu_layout == PCPU_STATIC_ARRAY || e->pcpu_layout == PCPU_KMALLOC_STATIC)
     sim_op_read (op, c->addr + CC_PAGE, 12, SIM_MEM_CPU_SLAB);  /* c->page, c->node */
   s->live--;
   if (slab == c->slab)
@@ -2484,7 +2489,8 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
   guint kc_size = m->era->kmem_cache_size + 8 * m->n_nodes
                   + (m->era->cpu_ptr_array ? 8 * m->env.n_cpus : 0);
   const SlubEra *e = m->era;
-  if (e->pcpu_layout != PCPU_PACKED && kmalloc_index >= 0)
+  if ((e->pcpu_layout == PCPU_STATIC_ARRAY || e->pcpu_layout == PCPU_KMALLOC_STATIC)
+      && kmalloc_index >= 0)
     {
       /* kmalloc_caches[] is a static array of struct kmem_cache: one
        * cache's tail shares a line with the next one's head. */
@@ -2519,8 +2525,11 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
     {
       /* kmem_cache_init's first cache, kmalloc_caches[0] (the
        * kmem_cache_node cache, not a cache the model replays), takes slot
-       * 0 of 2.6.33's array and index 0 of 2.6.34's. */
+       * 0 of 2.6.33's array and index 0 of 2.6.34's.  6.18's boot caches
+       * (kmem_cache, kmem_cache_node) take the first dynamic bytes. */
       m->pcpu_slots = 1;
+      if (e->pcpu_layout == PCPU_DYNAMIC)
+        m->pcpu_dyn = 2 * ((cc_size + 15) & ~15u);
       m->pcpu_unit = g_new0 (SimAddr, m->env.n_cpus);
       for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
         m->pcpu_unit[cpu] = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
@@ -2545,6 +2554,12 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
           off = statics + m->pcpu_dyn;
           m->pcpu_dyn += cc_size;
         }
+      in_unit = off + cc_size <= PCPU_UNIT_SIZE;
+    }
+  else if (e->pcpu_layout == PCPU_DYNAMIC)
+    {
+      off = (m->pcpu_dyn + 15) & ~(guint64) 15;
+      m->pcpu_dyn = (guint) (off + cc_size);
       in_unit = off + cc_size <= PCPU_UNIT_SIZE;
     }
   for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
