@@ -196,6 +196,7 @@ static const SlubEra eras[] = {
 #define KN_LOCK       0
 #define KN_NR_PARTIAL 8
 #define KN_PARTIAL    16
+#define KN_NR_SLABS   32        /* nr_slabs, then total_objects (SLUB_DEBUG) */
 #define KN_BARN       56
 
 /* 6.18 sheaves.  kmem_cache: cpu_sheaves follows cpu_slab;
@@ -626,7 +627,7 @@ new_slab (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
 
   SlubNode *n = node_of_slab (s, slab);
   /* inc_slabs_node: atomic counters in kmem_cache_node */
-  sim_op_access (op, n->addr + KN_NR_PARTIAL + 16, 8, SIM_ACC_RMW, SIM_MEM_CACHE_META);
+  sim_op_access (op, n->addr + KN_NR_SLABS, 8, SIM_ACC_RMW, SIM_MEM_CACHE_META);
   n->nr_slabs++;
   n->total_objects += objects;
   return slab;
@@ -638,7 +639,7 @@ discard_slab (SimSlub *m, SimOp *op, Slab *slab)
   SlubCache *s = slab->s;
   SlubNode *n = node_of_slab (s, slab);
   sim_op_instr (op, COST_DISCARD_SLAB);
-  sim_op_access (op, n->addr + KN_NR_PARTIAL + 16, 8, SIM_ACC_RMW, SIM_MEM_CACHE_META);
+  sim_op_access (op, n->addr + KN_NR_SLABS, 8, SIM_ACC_RMW, SIM_MEM_CACHE_META);
   n->nr_slabs--;
   n->total_objects -= slab->objects;
   wr_page (op, slab);                /* __ClearPageSlab, reset mapcount */
