@@ -111,6 +111,8 @@ typedef struct {
   guint64       *tag;          /* [n_inst * sets * ways], NO_LINE = empty */
   guint8        *st;           /* same shape */
   guint64       *plru;         /* [n_inst * sets], PLRU only */
+  guint64       *plru_tab;     /* [ways][2]: a touch's and-mask, or-mask */
+  guint          way_shift;    /* PLRU only: log2 (ways), set index = base >> it */
   SimRng         rng;
 } Level;
 
@@ -317,23 +319,37 @@ lru_open_front_n (guint64 *t, guint8 *s, guint n)
 
 /* Tree-PLRU: node i has children 2i+1, 2i+2; a bit set means the victim
  * is in the right subtree.  A touch points every node on the path away from
- * the touched way. */
+ * the touched way: the nodes and directions depend only on the way, so
+ * level_init precomputes them (plru_tab) and a touch, which every L1 hit
+ * of a PLRU L1 makes, is one and-or instead of a walk down the tree. */
+static void
+plru_tab_init (Level *L)
+{
+  L->plru_tab = g_new0 (guint64, 2 * (gsize) L->ways);
+  for (guint way = 0; way < L->ways; way++)
+    {
+      guint64 clr = 0, set = 0;
+      guint node = 0;
+      for (guint span = L->ways; span > 1; span >>= 1)
+        {
+          guint half = span >> 1;
+          gboolean right = (way & half) != 0;
+          if (right)
+            clr |= G_GUINT64_CONSTANT (1) << node;
+          else
+            set |= G_GUINT64_CONSTANT (1) << node;
+          node = 2 * node + (right ? 2 : 1);
+        }
+      L->plru_tab[2 * way] = ~clr;
+      L->plru_tab[2 * way + 1] = set;
+    }
+}
+
 static inline void
 plru_touch (Level *L, gsize set_index, guint way)
 {
-  guint64 bits = L->plru[set_index];
-  guint node = 0;
-  for (guint span = L->ways; span > 1; span >>= 1)
-    {
-      guint half = span >> 1;
-      gboolean right = (way & half) != 0;
-      if (right)
-        bits &= ~(G_GUINT64_CONSTANT (1) << node);
-      else
-        bits |= G_GUINT64_CONSTANT (1) << node;
-      node = 2 * node + (right ? 2 : 1);
-    }
-  L->plru[set_index] = bits;
+  const guint64 *t = L->plru_tab + 2 * way;
+  L->plru[set_index] = (L->plru[set_index] & t[0]) | t[1];
 }
 
 static inline guint
@@ -367,7 +383,7 @@ touch (Level *L, gsize base, guint way)
         }
       return 0;
     case SIM_REPL_PLRU:
-      plru_touch (L, base / L->ways, way);
+      plru_touch (L, base >> L->way_shift, way);
       return way;
     case SIM_REPL_RANDOM:
       return way;
@@ -382,11 +398,12 @@ victim_way (Level *L, gsize base)
 {
   if (L->repl == SIM_REPL_LRU)
     return L->ways - 1;
-  for (guint w = 0; w < L->ways; w++)
-    if (L->tag[base + w] == NO_LINE)
-      return w;
+  /* The lowest empty way, searched like a tag. */
+  int empty = find_way (L, base, NO_LINE);
+  if (empty >= 0)
+    return (guint) empty;
   if (L->repl == SIM_REPL_PLRU)
-    return plru_victim (L, base / L->ways);
+    return plru_victim (L, base >> L->way_shift);
   return (guint) sim_rng_below (&L->rng, L->ways);
 }
 
@@ -445,7 +462,11 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
     L->tag[i] = NO_LINE;
   L->st = big_alloc0 (n);
   if (L->repl == SIM_REPL_PLRU)
-    L->plru = g_new0 (guint64, (gsize) n_inst * L->sets);
+    {
+      L->plru = g_new0 (guint64, (gsize) n_inst * L->sets);
+      plru_tab_init (L);
+      L->way_shift = (guint) g_bit_nth_lsf (L->ways, -1);
+    }
   return TRUE;
 }
 
@@ -638,6 +659,7 @@ sim_memsys_free (SimMemSys *ms)
       big_free (ms->lv[l].tag);
       big_free (ms->lv[l].st);
       g_free (ms->lv[l].plru);
+      g_free (ms->lv[l].plru_tab);
     }
   g_free (ms->core_of);
   g_free (ms->cpu_of_core);
@@ -1252,7 +1274,7 @@ insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
   L->tag[base + w] = block;
   L->st[base + w] = bits;
   if (L->repl == SIM_REPL_PLRU)
-    plru_touch (L, base / L->ways, w);
+    plru_touch (L, base >> L->way_shift, w);
   if (vb != NO_LINE)
     evict (ms, l, inst, vb, vbits, cpu);
 }
@@ -1348,16 +1370,17 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       st->class_misses[cls][0]++;
       /* The outer tag sets are likely host-cache misses: start them all
        * now so that they overlap. */
+      gsize bases[SIM_MACHINE_MAX_LEVELS];
       for (guint l = 1; l < ms->n_levels; l++)
         {
           const Level *L = &ms->lv[l];
-          __builtin_prefetch (L->tag + set_base (L, inst_of (ms, l, core), block));
+          bases[l] = set_base (L, inst_of (ms, l, core), block);
+          __builtin_prefetch (L->tag + bases[l]);
         }
       for (guint l = 1; l < ms->n_levels; l++)
         {
           Level *L = &ms->lv[l];
-          guint inst = inst_of (ms, l, core);
-          gsize base = set_base (L, inst, block);
+          gsize base = bases[l];
           /* Only a miss in every private level needs the directory (most
            * private misses hit the next private level): fetch its slot
            * when the first shared level is probed, overlapping the two. */
@@ -1393,6 +1416,10 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   guint lat;
   gboolean private_hit = hit >= 0 && ms->lv[hit].private_;
   gboolean excl = FALSE;
+  /* The directory entry of @block while it is known not to have moved
+   * (nothing inserted or deleted since): the first shared fill uses it
+   * instead of looking it up again. */
+  DirEnt *fill_e = NULL;
 
   if (private_hit && (!write || (hit_bits & ST_EXCL)))
     {
@@ -1574,6 +1601,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
         }
       else if (m->coherence == SIM_COH_MESIF)
         e->fwd = (gint32) core;
+      fill_e = e;
     }
 
   /* Fill: the levels between the core and the one that served it. */
@@ -1588,7 +1616,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       remove_way (H, hit_base, hit_way);
       if (!H->private_)
         {
-          DirEnt *e = dir_find (ms, block);
+          DirEnt *e = fill_e ? fill_e : dir_find (ms, block);
           if (e)
             {
               bit_clear (dir_bits_of (ms, e), H->dom_base + inst);
@@ -1616,10 +1644,11 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
                          | (l == 0 ? (write ? ST_DIRTY : 0) | dirty_from_hit : 0));
       else
         {
-          DirEnt *e = dir_get (ms, block);
+          DirEnt *e = fill_e ? fill_e : dir_get (ms, block);
           bit_set (dir_bits_of (ms, e), L->dom_base + inst);
         }
       insert_line (ms, l, inst, block, bits, cpu);
+      fill_e = NULL;   /* the eviction may have moved entries */
     }
   return lat;
 }
