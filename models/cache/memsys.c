@@ -1677,6 +1677,22 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
   return access_slow (ms, cpu, core, block, kind, cls, w);
 }
 
+/* An access straddling lines: kept out of line, so that the common
+ * one-line access needs no loop state. */
+static G_GNUC_NO_INLINE guint32
+access_straddle (SimMemSys *ms, guint cpu, guint64 b1, guint64 b2, SimAccKind kind,
+                 SimMemClass cls)
+{
+  guint32 lat = access_line (ms, cpu, b1, kind, cls);
+  for (guint64 b = b1 + 1; b <= b2; b++)
+    {
+      guint32 l = access_line (ms, cpu, b, kind, cls);   /* not inside MAX() */
+      lat = MAX (lat, l);
+    }
+  ms->stats[cpu].cycles += lat;
+  return lat;
+}
+
 guint32
 sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
                          SimAccKind kind, SimMemClass cls)
@@ -1687,12 +1703,9 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
     return cg_access (ms, addr, size, kind, cls);
   guint64 b1 = addr >> ms->line_shift;
   guint64 b2 = (addr + (size ? size - 1 : 0)) >> ms->line_shift;
+  if (G_UNLIKELY (b2 != b1))
+    return access_straddle (ms, cpu, b1, b2, kind, cls);
   guint32 lat = access_line (ms, cpu, b1, kind, cls);
-  for (guint64 b = b1 + 1; b <= b2; b++)
-    {
-      guint32 l = access_line (ms, cpu, b, kind, cls);   /* not inside MAX() */
-      lat = MAX (lat, l);
-    }
   ms->stats[cpu].cycles += lat;
   return lat;
 }
