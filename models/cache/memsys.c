@@ -73,9 +73,12 @@
  *    fill evicting a victim whose departure may touch the next level (dirty
  *    write-back), the directory (the core no longer holds it) or the levels
  *    above (inclusive back-invalidation).  A private miss thus does 4-10 set
- *    probes and 1-3 directory probes; the set primitives are specialised for
- *    8 and 16 ways (SSE2 tag compare, fixed-size LRU moves) because they
- *    are most of the work, and the arrays over 2 MiB ask for huge pages.
+ *    probes and 1-3 directory probes (an L1 line's ST_INL2 bit spares the
+ *    L2 probe for a clean L1 victim the core's L2 still holds, on machines
+ *    with two private levels and no victim L2); the set primitives are
+ *    specialised for 8 and 16 ways (SSE2 tag compare, fixed-size LRU moves)
+ *    because they are most of the work, and the arrays over 2 MiB ask for
+ *    huge pages.
  *    docs/perf/cachesim.md has the measured profile.
  */
 #include "models/cache/memsys.h"
@@ -96,6 +99,8 @@
 /* Per-line state bits. */
 #define ST_DIRTY 0x1u   /* newer than the next level / memory */
 #define ST_EXCL  0x2u   /* private caches only: the core has E/M permission */
+#define ST_INL2  0x4u   /* L1 only, on machines with SimMemSys.inl2: the core's
+                           L2 holds the line too */
 
 typedef struct {
   guint          sets, ways, line_shift;
@@ -142,6 +147,10 @@ struct SimMemSys {
   guint64            dir_cap_mask;
   guint64            dir_count;    /* live entries, < capacity by construction */
   guint              dir_bits, mask_words;
+  /* Exactly two private levels and an L2 that is not a victim cache: L1
+   * lines carry ST_INL2, so a clean L1 victim still in L2 needs no L2 probe
+   * to know that the core keeps it. */
+  gboolean           inl2;
 };
 
 /* ---- Host memory --------------------------------------------------------- */
@@ -595,6 +604,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
       return NULL;
     }
   ms->line_shift = ms->lv[0].line_shift;
+  ms->inl2 = ms->n_private == 2 && ms->lv[1].incl != SIM_INCL_EXCLUSIVE;
 
   /* Domains: cores first, then every shared instance. */
   ms->n_dom = ms->n_cores;
@@ -1092,9 +1102,19 @@ static void
 core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone)
 {
   for (guint l = 0; l < ms->n_private; l++)
-    if (l != gone
-        && find_way (&ms->lv[l], set_base (&ms->lv[l], core, block), block) >= 0)
-      return;
+    {
+      if (l == gone)
+        continue;
+      Level *L = &ms->lv[l];
+      gsize base = set_base (L, core, block);
+      int w = find_way (L, base, block);
+      if (w >= 0)
+        {
+          if (gone == 1 && ms->inl2)   /* l is 0: its copy is no longer in L2 */
+            L->st[base + w] &= (guint8) ~ST_INL2;
+          return;
+        }
+    }
   DirEnt *e = dir_find (ms, block);
   if (e == NULL)
     return;
@@ -1189,6 +1209,8 @@ evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu
 {
   Level *L = &ms->lv[l];
   gboolean dirty = (bits & ST_DIRTY) != 0;
+  if (l == 0 && (bits & (ST_INL2 | ST_DIRTY)) == ST_INL2)
+    return;   /* clean, and the core's L2 still holds it: nothing changes */
   if (L->incl == SIM_INCL_INCLUSIVE && l > 0)
     dirty |= back_invalidate (ms, l, inst, block);
   if (L->private_)
@@ -1607,6 +1629,9 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   /* Fill: the levels between the core and the one that served it. */
   guint top = hit >= 0 ? (guint) hit : ms->n_levels;
   guint8 dirty_from_hit = 0;
+  /* An L1 fill follows an L2 hit or an L2 fill (inl2 rules out a victim L2),
+   * and nothing in between takes the line out of L2. */
+  guint8 inl2 = ms->inl2 ? ST_INL2 : 0;
   if (hit > 0 && ms->lv[hit].incl == SIM_INCL_EXCLUSIVE)
     {
       /* A victim level gives the line up to the level above. */
@@ -1641,7 +1666,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       guint8 bits = 0;
       if (L->private_)
         bits = (guint8) ((excl ? ST_EXCL : 0)
-                         | (l == 0 ? (write ? ST_DIRTY : 0) | dirty_from_hit : 0));
+                         | (l == 0 ? (write ? ST_DIRTY : 0) | dirty_from_hit | inl2 : 0));
       else
         {
           DirEnt *e = fill_e ? fill_e : dir_get (ms, block);
@@ -1754,6 +1779,15 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
                 return check_fail (error, "cached but not in the directory", b, dom);
               if (L->private_ && (L->st[k] & ST_EXCL) && e->owner != (gint32) dom)
                 return check_fail (error, "exclusive copy but not the owner", b, dom);
+              if (l == 0)
+                {
+                  gboolean in_l2 = ms->inl2
+                                   && find_way (&ms->lv[1], set_base (&ms->lv[1], i, b), b) >= 0;
+                  if (((L->st[k] & ST_INL2) != 0) != in_l2)
+                    return check_fail (error, "L1 copy's in-L2 bit is wrong", b, dom);
+                }
+              else if (L->st[k] & ST_INL2)
+                return check_fail (error, "in-L2 bit outside L1", b, dom);
               for (guint way2 = way + 1; way2 < L->ways; way2++)
                 if (L->tag[k - way + way2] == b)
                   return check_fail (error, "line twice in one set", b, dom);
