@@ -151,6 +151,7 @@ struct SimMemSys {
    * lines carry ST_INL2, so a clean L1 victim still in L2 needs no L2 probe
    * to know that the core keeps it. */
   gboolean           inl2;
+  guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
 };
 
 /* ---- Host memory --------------------------------------------------------- */
@@ -649,6 +650,13 @@ sim_memsys_new (const SimMachine *m, GError **error)
   ms->dir = big_alloc0 (cap * ms->dir_stride * sizeof (guint64));
   for (guint64 i = 0; i < cap; i++)
     ms->dir[i * ms->dir_stride] = NO_LINE;
+  ms->path = g_new0 (guint64, (gsize) ms->n_cores * ms->mask_words);
+  for (guint c = 0; c < ms->n_cores; c++)
+    for (guint l = ms->n_private; l < ms->n_levels; l++)
+      {
+        guint d = ms->lv[l].dom_base + inst_of_slow (ms, l, c);
+        ms->path[(gsize) c * ms->mask_words + d / 64] |= G_GUINT64_CONSTANT (1) << (d % 64);
+      }
   /* Instance of every level for every core, so the hot path never divides. */
   for (guint l = 0; l < ms->n_levels; l++)
     {
@@ -674,6 +682,7 @@ sim_memsys_free (SimMemSys *ms)
   g_free (ms->core_of);
   g_free (ms->cpu_of_core);
   g_free (ms->dom_socket);
+  g_free (ms->path);
   g_free (ms->stats);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
@@ -1322,11 +1331,7 @@ dram_latency (SimMemSys *ms, guint cpu, guint64 block, SimCpuMemStats *st)
 static inline gboolean
 on_path (const SimMemSys *ms, guint core, guint dom)
 {
-  if (dom < ms->n_cores)
-    return FALSE;
-  guint inst;
-  guint l = dom_level (ms, dom, &inst);
-  return inst_of (ms, l, core) == inst;
+  return bit_test (ms->path + (gsize) core * ms->mask_words, dom);
 }
 
 /* Invalidate every copy outside @core's path; returns whether one was in
