@@ -73,9 +73,12 @@
  *    fill evicting a victim whose departure may touch the next level (dirty
  *    write-back), the directory (the core no longer holds it) or the levels
  *    above (inclusive back-invalidation).  A private miss thus does 4-10 set
- *    probes and 1-3 directory probes; the set primitives are specialised for
- *    8 and 16 ways (SSE2 tag compare, fixed-size LRU moves) because they
- *    are most of the work, and the arrays over 2 MiB ask for huge pages.
+ *    probes and 1-3 directory probes (an L1 line's ST_INL2 bit spares the
+ *    L2 probe for a clean L1 victim the core's L2 still holds, on machines
+ *    with two private levels and no victim L2); the set primitives are
+ *    specialised for 8 and 16 ways (SSE2 tag compare, fixed-size LRU moves)
+ *    because they are most of the work, and the arrays over 2 MiB ask for
+ *    huge pages.
  *    docs/perf/cachesim.md has the measured profile.
  */
 #include "models/cache/memsys.h"
@@ -96,6 +99,8 @@
 /* Per-line state bits. */
 #define ST_DIRTY 0x1u   /* newer than the next level / memory */
 #define ST_EXCL  0x2u   /* private caches only: the core has E/M permission */
+#define ST_INL2  0x4u   /* L1 only, on machines with SimMemSys.inl2: the core's
+                           L2 holds the line too */
 
 typedef struct {
   guint          sets, ways, line_shift;
@@ -111,6 +116,8 @@ typedef struct {
   guint64       *tag;          /* [n_inst * sets * ways], NO_LINE = empty */
   guint8        *st;           /* same shape */
   guint64       *plru;         /* [n_inst * sets], PLRU only */
+  guint64       *plru_tab;     /* [ways][2]: a touch's and-mask, or-mask */
+  guint          way_shift;    /* PLRU only: log2 (ways), set index = base >> it */
   SimRng         rng;
 } Level;
 
@@ -140,6 +147,11 @@ struct SimMemSys {
   guint64            dir_cap_mask;
   guint64            dir_count;    /* live entries, < capacity by construction */
   guint              dir_bits, mask_words;
+  /* Exactly two private levels and an L2 that is not a victim cache: L1
+   * lines carry ST_INL2, so a clean L1 victim still in L2 needs no L2 probe
+   * to know that the core keeps it. */
+  gboolean           inl2;
+  guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
 };
 
 /* ---- Host memory --------------------------------------------------------- */
@@ -317,23 +329,37 @@ lru_open_front_n (guint64 *t, guint8 *s, guint n)
 
 /* Tree-PLRU: node i has children 2i+1, 2i+2; a bit set means the victim
  * is in the right subtree.  A touch points every node on the path away from
- * the touched way. */
+ * the touched way: the nodes and directions depend only on the way, so
+ * level_init precomputes them (plru_tab) and a touch, which every L1 hit
+ * of a PLRU L1 makes, is one and-or instead of a walk down the tree. */
+static void
+plru_tab_init (Level *L)
+{
+  L->plru_tab = g_new0 (guint64, 2 * (gsize) L->ways);
+  for (guint way = 0; way < L->ways; way++)
+    {
+      guint64 clr = 0, set = 0;
+      guint node = 0;
+      for (guint span = L->ways; span > 1; span >>= 1)
+        {
+          guint half = span >> 1;
+          gboolean right = (way & half) != 0;
+          if (right)
+            clr |= G_GUINT64_CONSTANT (1) << node;
+          else
+            set |= G_GUINT64_CONSTANT (1) << node;
+          node = 2 * node + (right ? 2 : 1);
+        }
+      L->plru_tab[2 * way] = ~clr;
+      L->plru_tab[2 * way + 1] = set;
+    }
+}
+
 static inline void
 plru_touch (Level *L, gsize set_index, guint way)
 {
-  guint64 bits = L->plru[set_index];
-  guint node = 0;
-  for (guint span = L->ways; span > 1; span >>= 1)
-    {
-      guint half = span >> 1;
-      gboolean right = (way & half) != 0;
-      if (right)
-        bits &= ~(G_GUINT64_CONSTANT (1) << node);
-      else
-        bits |= G_GUINT64_CONSTANT (1) << node;
-      node = 2 * node + (right ? 2 : 1);
-    }
-  L->plru[set_index] = bits;
+  const guint64 *t = L->plru_tab + 2 * way;
+  L->plru[set_index] = (L->plru[set_index] & t[0]) | t[1];
 }
 
 static inline guint
@@ -367,7 +393,7 @@ touch (Level *L, gsize base, guint way)
         }
       return 0;
     case SIM_REPL_PLRU:
-      plru_touch (L, base / L->ways, way);
+      plru_touch (L, base >> L->way_shift, way);
       return way;
     case SIM_REPL_RANDOM:
       return way;
@@ -382,11 +408,12 @@ victim_way (Level *L, gsize base)
 {
   if (L->repl == SIM_REPL_LRU)
     return L->ways - 1;
-  for (guint w = 0; w < L->ways; w++)
-    if (L->tag[base + w] == NO_LINE)
-      return w;
+  /* The lowest empty way, searched like a tag. */
+  int empty = find_way (L, base, NO_LINE);
+  if (empty >= 0)
+    return (guint) empty;
   if (L->repl == SIM_REPL_PLRU)
-    return plru_victim (L, base / L->ways);
+    return plru_victim (L, base >> L->way_shift);
   return (guint) sim_rng_below (&L->rng, L->ways);
 }
 
@@ -445,7 +472,11 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
     L->tag[i] = NO_LINE;
   L->st = big_alloc0 (n);
   if (L->repl == SIM_REPL_PLRU)
-    L->plru = g_new0 (guint64, (gsize) n_inst * L->sets);
+    {
+      L->plru = g_new0 (guint64, (gsize) n_inst * L->sets);
+      plru_tab_init (L);
+      L->way_shift = (guint) g_bit_nth_lsf (L->ways, -1);
+    }
   return TRUE;
 }
 
@@ -574,6 +605,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
       return NULL;
     }
   ms->line_shift = ms->lv[0].line_shift;
+  ms->inl2 = ms->n_private == 2 && ms->lv[1].incl != SIM_INCL_EXCLUSIVE;
 
   /* Domains: cores first, then every shared instance. */
   ms->n_dom = ms->n_cores;
@@ -618,6 +650,13 @@ sim_memsys_new (const SimMachine *m, GError **error)
   ms->dir = big_alloc0 (cap * ms->dir_stride * sizeof (guint64));
   for (guint64 i = 0; i < cap; i++)
     ms->dir[i * ms->dir_stride] = NO_LINE;
+  ms->path = g_new0 (guint64, (gsize) ms->n_cores * ms->mask_words);
+  for (guint c = 0; c < ms->n_cores; c++)
+    for (guint l = ms->n_private; l < ms->n_levels; l++)
+      {
+        guint d = ms->lv[l].dom_base + inst_of_slow (ms, l, c);
+        ms->path[(gsize) c * ms->mask_words + d / 64] |= G_GUINT64_CONSTANT (1) << (d % 64);
+      }
   /* Instance of every level for every core, so the hot path never divides. */
   for (guint l = 0; l < ms->n_levels; l++)
     {
@@ -638,10 +677,12 @@ sim_memsys_free (SimMemSys *ms)
       big_free (ms->lv[l].tag);
       big_free (ms->lv[l].st);
       g_free (ms->lv[l].plru);
+      g_free (ms->lv[l].plru_tab);
     }
   g_free (ms->core_of);
   g_free (ms->cpu_of_core);
   g_free (ms->dom_socket);
+  g_free (ms->path);
   g_free (ms->stats);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
@@ -1070,9 +1111,19 @@ static void
 core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone)
 {
   for (guint l = 0; l < ms->n_private; l++)
-    if (l != gone
-        && find_way (&ms->lv[l], set_base (&ms->lv[l], core, block), block) >= 0)
-      return;
+    {
+      if (l == gone)
+        continue;
+      Level *L = &ms->lv[l];
+      gsize base = set_base (L, core, block);
+      int w = find_way (L, base, block);
+      if (w >= 0)
+        {
+          if (gone == 1 && ms->inl2)   /* l is 0: its copy is no longer in L2 */
+            L->st[base + w] &= (guint8) ~ST_INL2;
+          return;
+        }
+    }
   DirEnt *e = dir_find (ms, block);
   if (e == NULL)
     return;
@@ -1167,6 +1218,8 @@ evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu
 {
   Level *L = &ms->lv[l];
   gboolean dirty = (bits & ST_DIRTY) != 0;
+  if (l == 0 && (bits & (ST_INL2 | ST_DIRTY)) == ST_INL2)
+    return;   /* clean, and the core's L2 still holds it: nothing changes */
   if (L->incl == SIM_INCL_INCLUSIVE && l > 0)
     dirty |= back_invalidate (ms, l, inst, block);
   if (L->private_)
@@ -1252,7 +1305,7 @@ insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
   L->tag[base + w] = block;
   L->st[base + w] = bits;
   if (L->repl == SIM_REPL_PLRU)
-    plru_touch (L, base / L->ways, w);
+    plru_touch (L, base >> L->way_shift, w);
   if (vb != NO_LINE)
     evict (ms, l, inst, vb, vbits, cpu);
 }
@@ -1278,11 +1331,7 @@ dram_latency (SimMemSys *ms, guint cpu, guint64 block, SimCpuMemStats *st)
 static inline gboolean
 on_path (const SimMemSys *ms, guint core, guint dom)
 {
-  if (dom < ms->n_cores)
-    return FALSE;
-  guint inst;
-  guint l = dom_level (ms, dom, &inst);
-  return inst_of (ms, l, core) == inst;
+  return bit_test (ms->path + (gsize) core * ms->mask_words, dom);
 }
 
 /* Invalidate every copy outside @core's path; returns whether one was in
@@ -1348,16 +1397,17 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       st->class_misses[cls][0]++;
       /* The outer tag sets are likely host-cache misses: start them all
        * now so that they overlap. */
+      gsize bases[SIM_MACHINE_MAX_LEVELS];
       for (guint l = 1; l < ms->n_levels; l++)
         {
           const Level *L = &ms->lv[l];
-          __builtin_prefetch (L->tag + set_base (L, inst_of (ms, l, core), block));
+          bases[l] = set_base (L, inst_of (ms, l, core), block);
+          __builtin_prefetch (L->tag + bases[l]);
         }
       for (guint l = 1; l < ms->n_levels; l++)
         {
           Level *L = &ms->lv[l];
-          guint inst = inst_of (ms, l, core);
-          gsize base = set_base (L, inst, block);
+          gsize base = bases[l];
           /* Only a miss in every private level needs the directory (most
            * private misses hit the next private level): fetch its slot
            * when the first shared level is probed, overlapping the two. */
@@ -1393,6 +1443,10 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   guint lat;
   gboolean private_hit = hit >= 0 && ms->lv[hit].private_;
   gboolean excl = FALSE;
+  /* The directory entry of @block while it is known not to have moved
+   * (nothing inserted or deleted since): the first shared fill uses it
+   * instead of looking it up again. */
+  DirEnt *fill_e = NULL;
 
   if (private_hit && (!write || (hit_bits & ST_EXCL)))
     {
@@ -1574,11 +1628,15 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
         }
       else if (m->coherence == SIM_COH_MESIF)
         e->fwd = (gint32) core;
+      fill_e = e;
     }
 
   /* Fill: the levels between the core and the one that served it. */
   guint top = hit >= 0 ? (guint) hit : ms->n_levels;
   guint8 dirty_from_hit = 0;
+  /* An L1 fill follows an L2 hit or an L2 fill (inl2 rules out a victim L2),
+   * and nothing in between takes the line out of L2. */
+  guint8 inl2 = ms->inl2 ? ST_INL2 : 0;
   if (hit > 0 && ms->lv[hit].incl == SIM_INCL_EXCLUSIVE)
     {
       /* A victim level gives the line up to the level above. */
@@ -1588,7 +1646,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       remove_way (H, hit_base, hit_way);
       if (!H->private_)
         {
-          DirEnt *e = dir_find (ms, block);
+          DirEnt *e = fill_e ? fill_e : dir_find (ms, block);
           if (e)
             {
               bit_clear (dir_bits_of (ms, e), H->dom_base + inst);
@@ -1613,13 +1671,14 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       guint8 bits = 0;
       if (L->private_)
         bits = (guint8) ((excl ? ST_EXCL : 0)
-                         | (l == 0 ? (write ? ST_DIRTY : 0) | dirty_from_hit : 0));
+                         | (l == 0 ? (write ? ST_DIRTY : 0) | dirty_from_hit | inl2 : 0));
       else
         {
-          DirEnt *e = dir_get (ms, block);
+          DirEnt *e = fill_e ? fill_e : dir_get (ms, block);
           bit_set (dir_bits_of (ms, e), L->dom_base + inst);
         }
       insert_line (ms, l, inst, block, bits, cpu);
+      fill_e = NULL;   /* the eviction may have moved entries */
     }
   return lat;
 }
@@ -1648,6 +1707,22 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
   return access_slow (ms, cpu, core, block, kind, cls, w);
 }
 
+/* An access straddling lines: kept out of line, so that the common
+ * one-line access needs no loop state. */
+static G_GNUC_NO_INLINE guint32
+access_straddle (SimMemSys *ms, guint cpu, guint64 b1, guint64 b2, SimAccKind kind,
+                 SimMemClass cls)
+{
+  guint32 lat = access_line (ms, cpu, b1, kind, cls);
+  for (guint64 b = b1 + 1; b <= b2; b++)
+    {
+      guint32 l = access_line (ms, cpu, b, kind, cls);   /* not inside MAX() */
+      lat = MAX (lat, l);
+    }
+  ms->stats[cpu].cycles += lat;
+  return lat;
+}
+
 guint32
 sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
                          SimAccKind kind, SimMemClass cls)
@@ -1658,12 +1733,9 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
     return cg_access (ms, addr, size, kind, cls);
   guint64 b1 = addr >> ms->line_shift;
   guint64 b2 = (addr + (size ? size - 1 : 0)) >> ms->line_shift;
+  if (G_UNLIKELY (b2 != b1))
+    return access_straddle (ms, cpu, b1, b2, kind, cls);
   guint32 lat = access_line (ms, cpu, b1, kind, cls);
-  for (guint64 b = b1 + 1; b <= b2; b++)
-    {
-      guint32 l = access_line (ms, cpu, b, kind, cls);   /* not inside MAX() */
-      lat = MAX (lat, l);
-    }
   ms->stats[cpu].cycles += lat;
   return lat;
 }
@@ -1712,6 +1784,15 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
                 return check_fail (error, "cached but not in the directory", b, dom);
               if (L->private_ && (L->st[k] & ST_EXCL) && e->owner != (gint32) dom)
                 return check_fail (error, "exclusive copy but not the owner", b, dom);
+              if (l == 0)
+                {
+                  gboolean in_l2 = ms->inl2
+                                   && find_way (&ms->lv[1], set_base (&ms->lv[1], i, b), b) >= 0;
+                  if (((L->st[k] & ST_INL2) != 0) != in_l2)
+                    return check_fail (error, "L1 copy's in-L2 bit is wrong", b, dom);
+                }
+              else if (L->st[k] & ST_INL2)
+                return check_fail (error, "in-L2 bit outside L1", b, dom);
               for (guint way2 = way + 1; way2 < L->ways; way2++)
                 if (L->tag[k - way + way2] == b)
                   return check_fail (error, "line twice in one set", b, dom);

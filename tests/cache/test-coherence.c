@@ -298,6 +298,45 @@ test_smt_siblings_share (void **state)
   assert_int_equal (t.hitm, 1);
 }
 
+static void
+assert_check (SimMemSys *ms)
+{
+  GError *error = NULL;
+  if (!sim_memsys_check (ms, &error))
+    {
+      print_error ("%s\n", error->message);
+      fail ();
+    }
+}
+
+/* A non-inclusive L2 drops a line its L1 keeps hitting (L1 hits do not
+ * refresh L2): the L1 copy must learn that it is now the core's only one,
+ * so that when it leaves L1 later, clean, the core stops being a holder.
+ * Lines 1 KiB apart share the L1 set and the L2 set of tm_2x2. */
+static void
+test_l2_drops_line_l1_keeps (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
+  g_autoptr (SimMemSys) ms = new_ms (m);
+  acc (ms, 0, A, SIM_ACC_READ);
+  for (guint k = 1; k <= 4; k++)
+    {
+      acc (ms, 0, A + k * 1024, SIM_ACC_READ);
+      acc (ms, 0, A, SIM_ACC_READ);      /* an L1 hit */
+    }
+  assert_true (sim_memsys_holds (ms, 0, 0, A));
+  assert_false (sim_memsys_holds (ms, 0, 1, A));
+  assert_check (ms);
+  acc (ms, 0, A + 5 * 1024, SIM_ACC_READ);
+  acc (ms, 0, A + 6 * 1024, SIM_ACC_READ);   /* A leaves L1, clean */
+  assert_false (sim_memsys_holds (ms, 0, 0, A));
+  assert_true (sim_memsys_holds (ms, 0, 2, A));
+  assert_check (ms);
+  /* Core 1 reads it: the socket's L3 serves it, no other core is snooped. */
+  assert_int_equal (acc (ms, 1, A, SIM_ACC_READ), 40);
+}
+
 /* Many lines through many CPUs on machines of every shape: after every
  * few thousand accesses the directory and the caches must agree
  * (sim_memsys_check), and the totals must add up. */
@@ -389,6 +428,7 @@ main (void)
     cmocka_unit_test (test_dram_interleaved),
     cmocka_unit_test (test_core2_pairs),
     cmocka_unit_test (test_smt_siblings_share),
+    cmocka_unit_test (test_l2_drops_line_l1_keeps),
     cmocka_unit_test (test_stress_inclusive_mesif),
     cmocka_unit_test (test_stress_exclusive_moesi),
     cmocka_unit_test (test_stress_nine_mesi_plru),
