@@ -1699,7 +1699,9 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
           /* The fast path: a hit with permission; E -> M is silent. */
           if (kind != SIM_ACC_READ)
             L->st[base + w] = s | ST_DIRTY;
-          if (w)
+          /* LRU's way 0 is already the most recent; PLRU must still
+           * point its tree away from the way just used. */
+          if (w != 0 || L->repl == SIM_REPL_PLRU)
             touch (L, base, (guint) w);
           return L->latency;
         }
