@@ -262,7 +262,10 @@ sim_run_report_text (const SimRunReport *r)
                   if (base != 0.0)
                     {
                       char pc[G_ASCII_DTOSTR_BUF_SIZE + 1];
-                      g_ascii_formatd (pc, sizeof pc - 1, "%+.1f", 100.0 * (v - base) / base);
+                      double change = 100.0 * (v - base) / base;
+                      if (change > -0.05 && change < 0.05)
+                        change = 0.0;             /* no "-0.0%" */
+                      g_ascii_formatd (pc, sizeof pc - 1, "%+.1f", change);
                       strcat (pc, "%");
                       g_string_append_printf (o, " %8s", pc);
                     }
