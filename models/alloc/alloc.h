@@ -237,6 +237,36 @@ typedef struct {
   void       (*report)       (gpointer m, SimAllocReport *out);
 } SimAllocOps;
 
+/* The ops entries that only forward to a model's typed API
+ * (PREFIX_new, PREFIX_free_model, PREFIX_cache_create, PREFIX_cache_alloc,
+ * PREFIX_kmalloc, PREFIX_free, PREFIX_check): every model names its API
+ * the same way, so one macro writes the forwarders and a model file keeps
+ * only the entries that do something of their own (kernel, params, ksize,
+ * report). */
+#define SIM_ALLOC_OPS_FORWARDERS(PREFIX)                                        \
+  static gpointer                                                             \
+  ops_create (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error) \
+  { return PREFIX##_new (spec, env, error); }                                 \
+  static void                                                                 \
+  ops_destroy (gpointer m)                                                    \
+  { PREFIX##_free_model (m); }                                                \
+  static SimCacheId                                                           \
+  ops_cache_create (gpointer m, SimOp *op, const SimCacheSpec *spec,          \
+                    GError **error)                                           \
+  { return PREFIX##_cache_create (m, op, spec, error); }                      \
+  static SimAddr                                                              \
+  ops_cache_alloc (gpointer m, SimOp *op, SimCacheId id, gint node, guint32 gfp) \
+  { return PREFIX##_cache_alloc (m, op, id, node, gfp); }                     \
+  static SimAddr                                                              \
+  ops_kmalloc (gpointer m, SimOp *op, gsize size, gint node, guint32 gfp)     \
+  { return PREFIX##_kmalloc (m, op, size, node, gfp); }                       \
+  static gboolean                                                             \
+  ops_free (gpointer m, SimOp *op, SimAddr addr)                              \
+  { return PREFIX##_free (m, op, addr); }                                     \
+  static gboolean                                                             \
+  ops_check (gpointer m, GError **error)                                      \
+  { return PREFIX##_check (m, error); }
+
 /* The registry: every allocator model, by name. */
 const SimAllocOps *const *sim_alloc_models (void);
 const SimAllocOps *sim_alloc_model_lookup (const char *name);

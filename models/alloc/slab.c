@@ -2328,17 +2328,7 @@ sim_slab_check (const SimSlab *m, GError **error)
 /* ------------------------------------------------------------------ */
 /* The ops table                                                       */
 
-static gpointer
-ops_create (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
-{
-  return sim_slab_new (spec, env, error);
-}
-
-static void
-ops_destroy (gpointer m)
-{
-  sim_slab_free_model (m);
-}
+SIM_ALLOC_OPS_FORWARDERS (sim_slab)
 
 static const char *
 ops_kernel (gpointer m)
@@ -2373,30 +2363,6 @@ ops_params (gpointer mp)
   return g_string_free (s, FALSE);
 }
 
-static SimCacheId
-ops_cache_create (gpointer m, SimOp *op, const SimCacheSpec *spec, GError **error)
-{
-  return sim_slab_cache_create (m, op, spec, error);
-}
-
-static SimAddr
-ops_cache_alloc (gpointer m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
-{
-  return sim_slab_cache_alloc (m, op, id, node, gfp);
-}
-
-static SimAddr
-ops_kmalloc (gpointer m, SimOp *op, gsize size, gint node, guint32 gfp)
-{
-  return sim_slab_kmalloc (m, op, size, node, gfp);
-}
-
-static gboolean
-ops_free (gpointer m, SimOp *op, SimAddr addr)
-{
-  return sim_slab_free (m, op, addr);
-}
-
 static gsize
 ops_ksize (gpointer mp, SimAddr addr)
 {
@@ -2404,12 +2370,6 @@ ops_ksize (gpointer mp, SimAddr addr)
   const Slab *s = g_hash_table_lookup (m->slab_of,
                                        GSIZE_TO_POINTER (addr & ~(SimAddr) (SIM_PAGE_SIZE - 1)));
   return s ? s->c->buffer_size : 0;
-}
-
-static gboolean
-ops_check (gpointer m, GError **error)
-{
-  return sim_slab_check (m, error);
 }
 
 static void

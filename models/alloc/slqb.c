@@ -1706,17 +1706,7 @@ sim_slqb_free_model (SimSlqb *m)
 /* ------------------------------------------------------------------ */
 /* The ops table                                                       */
 
-static gpointer
-ops_create (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
-{
-  return sim_slqb_new (spec, env, error);
-}
-
-static void
-ops_destroy (gpointer m)
-{
-  sim_slqb_free_model (m);
-}
+SIM_ALLOC_OPS_FORWARDERS (sim_slqb)
 
 static const char *
 ops_kernel (gpointer m)
@@ -1740,30 +1730,6 @@ ops_params (gpointer mp)
   return g_string_free (s, FALSE);
 }
 
-static SimCacheId
-ops_cache_create (gpointer m, SimOp *op, const SimCacheSpec *spec, GError **error)
-{
-  return sim_slqb_cache_create (m, op, spec, error);
-}
-
-static SimAddr
-ops_cache_alloc (gpointer m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
-{
-  return sim_slqb_cache_alloc (m, op, id, node, gfp);
-}
-
-static SimAddr
-ops_kmalloc (gpointer m, SimOp *op, gsize size, gint node, guint32 gfp)
-{
-  return sim_slqb_kmalloc (m, op, size, node, gfp);
-}
-
-static gboolean
-ops_free (gpointer m, SimOp *op, SimAddr addr)
-{
-  return sim_slqb_free (m, op, addr);
-}
-
 static gsize
 ops_ksize (gpointer mp, SimAddr addr)
 {
@@ -1775,12 +1741,6 @@ ops_ksize (gpointer mp, SimAddr addr)
    * otherwise the whole stride. */
   const SlqbCache *s = o.pg->s;
   return (s->flags & SIM_SLAB_TYPESAFE_BY_RCU) ? s->g.inuse : s->g.size;
-}
-
-static gboolean
-ops_check (gpointer m, GError **error)
-{
-  return sim_slqb_check (m, error);
 }
 
 static void

@@ -2932,17 +2932,7 @@ sim_slub_free_model (SimSlub *m)
 /* ------------------------------------------------------------------ */
 /* The ops table                                                       */
 
-static gpointer
-ops_create (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
-{
-  return sim_slub_new (spec, env, error);
-}
-
-static void
-ops_destroy (gpointer m)
-{
-  sim_slub_free_model (m);
-}
+SIM_ALLOC_OPS_FORWARDERS (sim_slub)
 
 static const char *
 ops_kernel (gpointer m)
@@ -2971,42 +2961,12 @@ ops_params (gpointer mp)
   return g_string_free (s, FALSE);
 }
 
-static SimCacheId
-ops_cache_create (gpointer m, SimOp *op, const SimCacheSpec *spec, GError **error)
-{
-  return sim_slub_cache_create (m, op, spec, error);
-}
-
-static SimAddr
-ops_cache_alloc (gpointer m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
-{
-  return sim_slub_cache_alloc (m, op, id, node, gfp);
-}
-
-static SimAddr
-ops_kmalloc (gpointer m, SimOp *op, gsize size, gint node, guint32 gfp)
-{
-  return sim_slub_kmalloc (m, op, size, node, gfp);
-}
-
-static gboolean
-ops_free (gpointer m, SimOp *op, SimAddr addr)
-{
-  return sim_slub_free (m, op, addr);
-}
-
 static gsize
 ops_ksize (gpointer mp, SimAddr addr)
 {
   SimSlub *m = mp;
   Slab *slab = g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (sim_page_head (m->env.pages, addr)));
   return slab ? slab->s->g.object_size : 0;
-}
-
-static gboolean
-ops_check (gpointer m, GError **error)
-{
-  return sim_slub_check (m, error);
 }
 
 static void
