@@ -267,6 +267,24 @@ typedef struct {
   ops_check (gpointer m, GError **error)                                      \
   { return PREFIX##_check (m, error); }
 
+/* The model's ops table and its getter sim_alloc_NAME_ops(), from the
+ * forwarders above and the model's ops_kernel, ops_params, ops_ksize and
+ * ops_report.  @KERNELS: the eras it models, the default first. */
+#define SIM_ALLOC_OPS_TABLE(NAME, KERNELS)                                      \
+  static const SimAllocOps NAME##_ops = {                                     \
+    .name = #NAME, .kernels = KERNELS,                                        \
+    .create = ops_create, .destroy = ops_destroy,                             \
+    .kernel = ops_kernel, .params = ops_params,                               \
+    .cache_create = ops_cache_create, .cache_alloc = ops_cache_alloc,         \
+    .kmalloc = ops_kmalloc, .free = ops_free, .ksize = ops_ksize,             \
+    .check = ops_check, .report = ops_report,                                 \
+  };                                                                          \
+  const SimAllocOps *                                                         \
+  sim_alloc_##NAME##_ops (void)                                               \
+  {                                                                           \
+    return &NAME##_ops;                                                       \
+  }
+
 /* The registry: every allocator model, by name. */
 const SimAllocOps *const *sim_alloc_models (void);
 const SimAllocOps *sim_alloc_model_lookup (const char *name);

@@ -2407,24 +2407,4 @@ ops_report (gpointer mp, SimAllocReport *out)
 
 static const char *const slab_kernels[] = { "2.6.34", "2.6.23", NULL };
 
-static const SimAllocOps slab_ops = {
-  .name = "slab",
-  .kernels = slab_kernels,
-  .create = ops_create,
-  .destroy = ops_destroy,
-  .kernel = ops_kernel,
-  .params = ops_params,
-  .cache_create = ops_cache_create,
-  .cache_alloc = ops_cache_alloc,
-  .kmalloc = ops_kmalloc,
-  .free = ops_free,
-  .ksize = ops_ksize,
-  .check = ops_check,
-  .report = ops_report,
-};
-
-const SimAllocOps *
-sim_alloc_slab_ops (void)
-{
-  return &slab_ops;
-}
+SIM_ALLOC_OPS_TABLE (slab, slab_kernels)

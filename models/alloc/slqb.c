@@ -1782,24 +1782,4 @@ ops_report (gpointer mp, SimAllocReport *out)
 
 static const char *const slqb_kernels[] = { SIM_SLQB_KERNEL, NULL };
 
-static const SimAllocOps slqb_ops = {
-  .name = "slqb",
-  .kernels = slqb_kernels,
-  .create = ops_create,
-  .destroy = ops_destroy,
-  .kernel = ops_kernel,
-  .params = ops_params,
-  .cache_create = ops_cache_create,
-  .cache_alloc = ops_cache_alloc,
-  .kmalloc = ops_kmalloc,
-  .free = ops_free,
-  .ksize = ops_ksize,
-  .check = ops_check,
-  .report = ops_report,
-};
-
-const SimAllocOps *
-sim_alloc_slqb_ops (void)
-{
-  return &slqb_ops;
-}
+SIM_ALLOC_OPS_TABLE (slqb, slqb_kernels)

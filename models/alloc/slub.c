@@ -3016,24 +3016,4 @@ ops_report (gpointer mp, SimAllocReport *out)
 
 static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", NULL };
 
-static const SimAllocOps slub_ops = {
-  .name = "slub",
-  .kernels = slub_kernels,
-  .create = ops_create,
-  .destroy = ops_destroy,
-  .kernel = ops_kernel,
-  .params = ops_params,
-  .cache_create = ops_cache_create,
-  .cache_alloc = ops_cache_alloc,
-  .kmalloc = ops_kmalloc,
-  .free = ops_free,
-  .ksize = ops_ksize,
-  .check = ops_check,
-  .report = ops_report,
-};
-
-const SimAllocOps *
-sim_alloc_slub_ops (void)
-{
-  return &slub_ops;
-}
+SIM_ALLOC_OPS_TABLE (slub, slub_kernels)
