@@ -30,6 +30,7 @@ fix_new_mem (const char *spec_text, const char *const *overrides, gboolean engin
   tu_world_init (&f->w, spec_text, overrides, managed_bytes, engine);
   f->slab = sim_slab_new (f->w.spec, &f->w.env, &error);
   tu_world_assert_model (f->slab, error);
+  f->w.model = f->slab;
   return f;
 }
 
@@ -110,34 +111,6 @@ node_info (Fix *f, SimCacheId id, guint node)
   return n;
 }
 
-static void
-check (Fix *f)
-{
-  GError *error = NULL;
-  if (!sim_slab_check (f->slab, &error))
-    {
-      print_error ("invariant: %s\n", error->message);
-      fail ();
-    }
-}
-
-static void
-alloc_n (Fix *f, SimCacheId id, guint cpu, SimAddr *objs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    {
-      objs[i] = sim_slab_cache_alloc (f->slab, on (f, cpu), id, -1, 0);
-      assert_true (objs[i] != 0);
-    }
-}
-
-static void
-free_n (Fix *f, guint cpu, const SimAddr *objs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    assert_true (sim_slab_free (f->slab, on (f, cpu), objs[i]));
-}
-
 /* ____cache_alloc / cache_alloc_refill: the first refill of an untouched
  * array moves min(batchcount, BATCHREFILL_LIMIT = 16) objects; once the
  * array has been touched the whole batchcount (60 for a 64-byte cache)
@@ -153,7 +126,7 @@ test_refill_batch (void **state)
   assert_int_equal (in.batchcount, 60);
   assert_int_equal (in.num, 59);
   SimAddr objs[64];
-  alloc_n (f, id, 0, objs, 1);
+  tu_world_alloc_n (&f->w, id, 0, objs, 1);
   in = info (f, id);
   assert_int_equal (in.stat[SIM_SLAB_ALLOCMISS], 1);
   assert_int_equal (in.stat[SIM_SLAB_GROWN], 1);
@@ -161,12 +134,12 @@ test_refill_batch (void **state)
   SimSlabArrayInfo a = cpu_array (f, id, 0);
   assert_int_equal (a.avail, 15);
   assert_int_equal (a.touched, 1);
-  alloc_n (f, id, 0, &objs[1], 15);
+  tu_world_alloc_n (&f->w, id, 0, &objs[1], 15);
   in = info (f, id);
   assert_int_equal (in.stat[SIM_SLAB_ALLOCHIT], 15);
   /* Second refill: touched, so batchcount 60, but the slab has only 43 left
    * and no new slab is grown while the array got something. */
-  alloc_n (f, id, 0, &objs[16], 1);
+  tu_world_alloc_n (&f->w, id, 0, &objs[16], 1);
   in = info (f, id);
   assert_int_equal (in.stat[SIM_SLAB_ALLOCMISS], 2);
   assert_int_equal (in.stat[SIM_SLAB_NUM_ALLOCATIONS], 59);
@@ -177,7 +150,7 @@ test_refill_batch (void **state)
   /* LIFO: the array hands back the last object put in. */
   assert_true (sim_slab_free (f->slab, on (f, 0), objs[3]));
   assert_true (sim_slab_cache_alloc (f->slab, on (f, 0), id, -1, 0) == objs[3]);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -192,20 +165,20 @@ test_flush_to_shared_and_refill_from_it (void **state)
   Fix *f = fix_new ("slab@2.6.34");
   SimCacheId id = cache (f, "t64", 64, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr *objs = g_new (SimAddr, 200);
-  alloc_n (f, id, 0, objs, 200);
+  tu_world_alloc_n (&f->w, id, 0, objs, 200);
   SimSlabArrayInfo a = cpu_array (f, id, 0);
   guint frees = a.limit - a.avail;
-  free_n (f, 0, objs, frees);                   /* array exactly full */
+  tu_world_free_n (&f->w, 0, objs, frees);                   /* array exactly full */
   assert_int_equal (cpu_array (f, id, 0).avail, 120);
   assert_int_equal (shared_array (f, id, 0).limit, 8 * 60);
   assert_int_equal (shared_array (f, id, 0).avail, 0);
   SimSlabCacheInfo before = info (f, id);
-  free_n (f, 0, &objs[frees], 1);
+  tu_world_free_n (&f->w, 0, &objs[frees], 1);
   SimSlabCacheInfo after = info (f, id);
   assert_int_equal (after.stat[SIM_SLAB_FREEMISS], before.stat[SIM_SLAB_FREEMISS] + 1);
   assert_int_equal (shared_array (f, id, 0).avail, 60);
   assert_int_equal (cpu_array (f, id, 0).avail, 120 - 60 + 1);
-  check (f);
+  tu_world_check (&f->w);
   /* CPU 2 is on node 0 too: its first refill takes 16 from the shared
    * array and touches no slab. */
   guint64 taken = after.stat[SIM_SLAB_NUM_ALLOCATIONS];
@@ -215,7 +188,7 @@ test_flush_to_shared_and_refill_from_it (void **state)
   assert_int_equal (shared_array (f, id, 0).touched, 1);
   assert_int_equal (cpu_array (f, id, 2).avail, 15);
   assert_int_equal (info (f, id).stat[SIM_SLAB_NUM_ALLOCATIONS], taken);
-  check (f);
+  tu_world_check (&f->w);
   g_free (objs);
   fix_free (f);
 
@@ -223,14 +196,14 @@ test_flush_to_shared_and_refill_from_it (void **state)
   f = fix_new ("slab@2.6.23");
   id = cache (f, "t64", 64, SIM_SLAB_HWCACHE_ALIGN);
   objs = g_new (SimAddr, 200);
-  alloc_n (f, id, 0, objs, 200);
+  tu_world_alloc_n (&f->w, id, 0, objs, 200);
   a = cpu_array (f, id, 0);
-  free_n (f, 0, objs, a.limit - a.avail + 1);
+  tu_world_free_n (&f->w, 0, objs, a.limit - a.avail + 1);
   assert_int_equal (shared_array (f, id, 0).avail, 60);
   assert_true (sim_slab_cache_alloc (f->slab, on (f, 2), id, -1, 0) != 0);
   assert_int_equal (shared_array (f, id, 0).avail, 44);
   assert_int_equal (shared_array (f, id, 0).touched, 0);
-  check (f);
+  tu_world_check (&f->w);
   g_free (objs);
   fix_free (f);
 }
@@ -248,18 +221,18 @@ test_flush_free_block_when_shared_full (void **state)
   assert_int_equal (in.batchcount, 2);
   assert_int_equal (in.shared_limit, 2);
   SimAddr objs[20];
-  alloc_n (f, id, 0, objs, 20);
-  free_n (f, 0, objs, 4 - cpu_array (f, id, 0).avail);
-  free_n (f, 0, &objs[10], 1);                  /* first flush: to shared */
+  tu_world_alloc_n (&f->w, id, 0, objs, 20);
+  tu_world_free_n (&f->w, 0, objs, 4 - cpu_array (f, id, 0).avail);
+  tu_world_free_n (&f->w, 0, &objs[10], 1);                  /* first flush: to shared */
   assert_int_equal (shared_array (f, id, 0).avail, 2);
-  free_n (f, 0, &objs[11], 1);                  /* array full again */
+  tu_world_free_n (&f->w, 0, &objs[11], 1);                  /* array full again */
   assert_int_equal (cpu_array (f, id, 0).avail, 4);
   guint64 fo = node_info (f, id, 0).free_objects;
-  free_n (f, 0, &objs[13], 1);                  /* shared full: free_block */
+  tu_world_free_n (&f->w, 0, &objs[13], 1);                  /* shared full: free_block */
   assert_int_equal (shared_array (f, id, 0).avail, 2);
   assert_int_equal (node_info (f, id, 0).free_objects, fo + 2);
   assert_int_equal (cpu_array (f, id, 0).avail, 3);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -275,11 +248,11 @@ test_alien_free_and_drain (void **state)
   SimSlabCacheInfo in = info (f, id);
   assert_int_equal (in.alien_limit, 12);
   SimAddr objs[13];
-  alloc_n (f, id, 0, objs, 13);                 /* cpu 0: node 0 */
+  tu_world_alloc_n (&f->w, id, 0, objs, 13);                 /* cpu 0: node 0 */
   guint node;
   assert_true (sim_slab_object_slab (f->slab, objs[0], NULL, NULL, NULL, &node));
   assert_int_equal (node, 0);
-  free_n (f, 1, objs, 12);                      /* cpu 1: node 1 */
+  tu_world_free_n (&f->w, 1, objs, 12);                      /* cpu 1: node 1 */
   SimSlabArrayInfo al;
   assert_true (sim_slab_alien_array (f->slab, id, 1, 0, &al));
   assert_int_equal (al.avail, 12);
@@ -287,26 +260,26 @@ test_alien_free_and_drain (void **state)
   assert_int_equal (in.stat[SIM_SLAB_NODE_FREES], 12);
   assert_int_equal (in.stat[SIM_SLAB_FREEHIT] + in.stat[SIM_SLAB_FREEMISS], 0);
   assert_int_equal (cpu_array (f, id, 1).avail, 0);
-  check (f);
-  free_n (f, 1, &objs[12], 1);
+  tu_world_check (&f->w);
+  tu_world_free_n (&f->w, 1, &objs[12], 1);
   assert_true (sim_slab_alien_array (f->slab, id, 1, 0, &al));
   assert_int_equal (al.avail, 1);
   in = info (f, id);
   assert_int_equal (in.stat[SIM_SLAB_NODE_OVERFLOW], 1);
   assert_int_equal (in.stat[SIM_SLAB_NODE_FREES], 13);
   assert_int_equal (shared_array (f, id, 0).avail, 12);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 
   /* noaliencache: the remote free goes straight to the remote slab. */
   f = fix_new ("slab:noaliencache");
   id = cache (f, "t256", 256, SIM_SLAB_HWCACHE_ALIGN);
   assert_false (sim_slab_alien_array (f->slab, id, 1, 0, &al));
-  alloc_n (f, id, 0, objs, 2);
+  tu_world_alloc_n (&f->w, id, 0, objs, 2);
   guint64 fo = node_info (f, id, 0).free_objects;
-  free_n (f, 1, objs, 1);
+  tu_world_free_n (&f->w, 1, objs, 1);
   assert_int_equal (node_info (f, id, 0).free_objects, fo + 1);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -320,7 +293,7 @@ test_reap_touched_and_untouched (void **state)
   Fix *f = fix_new ("slab:slabinfo=tr:10:5:0");
   SimCacheId id = cache (f, "tr", 64, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr o;
-  alloc_n (f, id, 0, &o, 1);                    /* refill 5, one handed out */
+  tu_world_alloc_n (&f->w, id, 0, &o, 1);                    /* refill 5, one handed out */
   assert_int_equal (cpu_array (f, id, 0).avail, 4);
   assert_int_equal (cpu_array (f, id, 0).touched, 1);
   sim_slab_reap (f->slab, on (f, 0));
@@ -328,18 +301,18 @@ test_reap_touched_and_untouched (void **state)
   assert_int_equal (cpu_array (f, id, 0).touched, 0);
   sim_slab_reap (f->slab, on (f, 0));
   assert_int_equal (cpu_array (f, id, 0).avail, 4 - (10 + 4) / 5);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 
   f = fix_new ("slab");
   id = cache (f, "t64", 64, SIM_SLAB_HWCACHE_ALIGN);
-  alloc_n (f, id, 0, &o, 1);                    /* refill 16: 15 left */
+  tu_world_alloc_n (&f->w, id, 0, &o, 1);                    /* refill 16: 15 left */
   sim_slab_reap (f->slab, on (f, 0));
   assert_int_equal (cpu_array (f, id, 0).avail, 15);
   sim_slab_reap (f->slab, on (f, 0));
   /* (120 + 4) / 5 = 24 > 15: free (15 + 1) / 2 = 8 */
   assert_int_equal (cpu_array (f, id, 0).avail, 7);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -358,14 +331,14 @@ test_node_reap_frees_slabs (void **state)
   /* free_limit = (1 + 8 CPUs on the node) * 1 + 1 */
   assert_int_equal (node_info (f, id, 0).free_limit, 10);
   SimAddr objs[12];
-  alloc_n (f, id, 0, objs, 12);
+  tu_world_alloc_n (&f->w, id, 0, objs, 12);
   assert_int_equal (info (f, id).slabs, 12);
-  free_n (f, 0, objs, 12);
+  tu_world_free_n (&f->w, 0, objs, 12);
   /* The 11th empty slab pushed free_objects over free_limit: destroyed. */
   assert_int_equal (node_info (f, id, 0).free, 10);
   assert_int_equal (info (f, id).stat[SIM_SLAB_SLABS_DESTROYED], 1);
   SimAddr again;
-  alloc_n (f, id, 0, &again, 1);                /* empties the cpu array */
+  tu_world_alloc_n (&f->w, id, 0, &again, 1);                /* empties the cpu array */
   assert_int_equal (cpu_array (f, id, 0).avail, 0);
   SimSlabNodeInfo n = node_info (f, id, 0);
   assert_true (n.free_touched);
@@ -383,7 +356,7 @@ test_node_reap_frees_slabs (void **state)
   sim_slab_reap (f->slab, on_at (f, 0, t1 + 1000 * cpj));
   assert_int_equal (node_info (f, id, 0).free, 10 - (10 + 5 - 1) / 5);
   assert_int_equal (info (f, id).stat[SIM_SLAB_REAPED], 2);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -406,7 +379,7 @@ test_colouring_cycles (void **state)
   assert_int_equal (in.colour, 6);
   assert_int_equal (in.colour_off, 64);
   SimAddr objs[56];
-  alloc_n (f, id, 0, objs, 56);
+  tu_world_alloc_n (&f->w, id, 0, objs, 56);
   assert_int_equal (info (f, id).slabs, 8);
   SimAddr seen[8];
   guint n_seen = 0;
@@ -427,7 +400,7 @@ test_colouring_cycles (void **state)
     }
   assert_int_equal (n_seen, 8);
   assert_int_equal (node_info (f, id, 0).colour_next, 8 % 6);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -460,7 +433,7 @@ test_on_off_slab (void **state)
   assert_true (o != 0);
   assert_int_equal (info (f, s512).slabs, 1);
   assert_int_equal (info (f, s128).live, live128 + 1);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -596,7 +569,7 @@ test_kmalloc_classes (void **state)
   const SimAllocOps *ops = sim_alloc_slab_ops ();
   assert_int_equal (ops->ksize (f->slab, a), 128);
   assert_true (sim_slab_free (f->slab, on (f, 0), a));
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -667,8 +640,8 @@ test_checker_catches_corruption (void **state)
   Fix *f = fix_new ("slab");
   SimCacheId id = cache (f, "tc", 64, 0);
   SimAddr objs[4];
-  alloc_n (f, id, 0, objs, 4);
-  check (f);
+  tu_world_alloc_n (&f->w, id, 0, objs, 4);
+  tu_world_check (&f->w);
   assert_true (sim_slab_test_corrupt (f->slab, id, 0));
   GError *error = NULL;
   assert_false (sim_slab_check (f->slab, &error));
@@ -693,7 +666,7 @@ test_reap_timer_on_engine (void **state)
   assert_int_equal (sim_engine_next_time (f->w.eng), (250 - 3 * 15) * cpj);
   SimCacheId id = cache (f, "te", 64, 0);
   SimAddr o;
-  alloc_n (f, id, 0, &o, 1);
+  tu_world_alloc_n (&f->w, id, 0, &o, 1);
   assert_int_equal (cpu_array (f, id, 0).touched, 1);
   sim_engine_run (f->w.eng, 250 * cpj);           /* cpu 0's first reap */
   assert_int_equal (cpu_array (f, id, 0).touched, 0);
@@ -702,7 +675,7 @@ test_reap_timer_on_engine (void **state)
   sim_engine_run (f->w.eng, 750 * cpj);           /* the one at 3 s */
   assert_int_equal (cpu_array (f, id, 0).avail, 7);
   assert_int_equal (sim_engine_pending (f->w.eng), f->w.machine->n_cpus);
-  check (f);
+  tu_world_check (&f->w);
   sim_slab_free_model (f->slab);
   f->slab = NULL;
   assert_int_equal (sim_engine_pending (f->w.eng), 0);
@@ -721,13 +694,13 @@ test_single_node (void **state)
   assert_false (sim_slab_alien_array (f->slab, id, 0, 1, &al));
   assert_int_equal (node_info (f, id, 0).free_limit, (1 + 16) * 60 + 30);
   SimAddr objs[40];
-  alloc_n (f, id, 0, objs, 20);
-  alloc_n (f, id, 1, &objs[20], 20);
-  free_n (f, 1, objs, 40);
+  tu_world_alloc_n (&f->w, id, 0, objs, 20);
+  tu_world_alloc_n (&f->w, id, 1, &objs[20], 20);
+  tu_world_free_n (&f->w, 1, objs, 40);
   SimSlabCacheInfo in = info (f, id);
   assert_int_equal (in.stat[SIM_SLAB_NODE_FREES], 0);
   assert_int_equal (in.stat[SIM_SLAB_FREEHIT], 40);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -739,7 +712,7 @@ test_gfp_zero (void **state)
   Fix *f = fix_new ("slab");
   SimCacheId id = cache (f, "tz", 512, 0);
   SimAddr o;
-  alloc_n (f, id, 0, &o, 1);
+  tu_world_alloc_n (&f->w, id, 0, &o, 1);
   SimOp *op = on (f, 0);
   sim_slab_cache_alloc (f->slab, op, id, -1, 0);
   guint plain = op->cost.accesses;
@@ -758,9 +731,9 @@ test_report_rows (void **state)
   Fix *f = fix_new ("slab");
   SimCacheId id = cache (f, "tr", 64, 0);
   SimAddr objs[30];
-  alloc_n (f, id, 0, objs, 30);
-  free_n (f, 0, objs, 20);
-  free_n (f, 1, &objs[20], 10);                 /* remote: alien */
+  tu_world_alloc_n (&f->w, id, 0, objs, 30);
+  tu_world_free_n (&f->w, 0, objs, 20);
+  tu_world_free_n (&f->w, 1, &objs[20], 10);                 /* remote: alien */
   const SimAllocOps *ops = sim_alloc_slab_ops ();
   SimAllocReport r;
   sim_alloc_report_init (&r);
@@ -826,12 +799,12 @@ test_random_stress (void **state)
       if (step % 500 == 0)
         sim_slab_reap (f->slab, on_at (f, cpu, t));
       if (step % 2000 == 0)
-        check (f);
+        tu_world_check (&f->w);
     }
-  check (f);
+  tu_world_check (&f->w);
   for (guint i = 0; i < n_live; i++)
     assert_true (sim_slab_free (f->slab, on_at (f, i % f->w.machine->n_cpus, t), live[i]));
-  check (f);
+  tu_world_check (&f->w);
   /* Drain: alien arrays round robin, CPU arrays by fifths, shared arrays
    * and free slabs every 4 s. */
   for (guint r = 0; r < 200; r++)
@@ -840,7 +813,7 @@ test_random_stress (void **state)
       for (guint cpu = 0; cpu < f->w.machine->n_cpus; cpu++)
         sim_slab_reap (f->slab, on_at (f, cpu, t));
     }
-  check (f);
+  tu_world_check (&f->w);
   SimSlabCacheInfo in = info (f, big);
   assert_int_equal (in.live, 0);
   assert_int_equal (in.active_objs, 0);
@@ -909,7 +882,7 @@ test_stats_cost (void **state)
       Fix *f = fix_new (k ? "slab:slab_stats=1" : "slab");
       SimCacheId id = cache (f, "ts", 64, 0);
       SimAddr o;
-      alloc_n (f, id, 0, &o, 1);
+      tu_world_alloc_n (&f->w, id, 0, &o, 1);
       SimOp *op = on (f, 0);
       assert_true (sim_slab_cache_alloc (f->slab, op, id, -1, 0) != 0);
       accesses[k] = op->cost.accesses;
@@ -946,7 +919,7 @@ workload_cycles (void)
       total += sim_op_cycles (op);
       clk[cpu] = op->t;
     }
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
   return total;
 }

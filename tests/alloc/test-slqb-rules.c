@@ -27,6 +27,7 @@ fix_new_full (const char *spec_text, const char *const *overrides, gboolean engi
   tu_world_init (&f->w, spec_text, overrides, 0, engine);
   f->slqb = sim_slqb_new (f->w.spec, &f->w.env, &error);
   tu_world_assert_model (f->slqb, error);
+  f->w.model = f->slqb;
   return f;
 }
 
@@ -78,34 +79,6 @@ list_of (Fix *f, SimCacheId id, gint cpu)
   SimSlqbListInfo li;
   sim_slqb_list_info (f->slqb, id, cpu, &li);
   return li;
-}
-
-static void
-check (Fix *f)
-{
-  GError *error = NULL;
-  if (!sim_slqb_check (f->slqb, &error))
-    {
-      print_error ("invariant: %s\n", error->message);
-      fail ();
-    }
-}
-
-static void
-alloc_n (Fix *f, SimCacheId id, guint cpu, SimAddr *objs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    {
-      objs[i] = sim_slqb_cache_alloc (f->slqb, on (f, cpu), id, -1, 0);
-      assert_true (objs[i] != 0);
-    }
-}
-
-static void
-free_n (Fix *f, guint cpu, SimAddr *objs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    assert_true (sim_slqb_free (f->slqb, on (f, cpu), objs[i]));
 }
 
 /* calculate_sizes / calculate_order by hand (4 KiB pages, 64-byte lines):
@@ -198,7 +171,7 @@ test_lifo_reuse (void **state)
   Fix *f = fix_new ("slqb", FALSE);
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[16];
-  alloc_n (f, id, 0, objs, 16);
+  tu_world_alloc_n (&f->w, id, 0, objs, 16);
   SimSlqbCacheInfo in = info (f, id);
   assert_int_equal (in.stat[SIM_SLQB_ALLOC], 16);
   assert_int_equal (in.stat[SIM_SLQB_ALLOC_SLAB_NEW], 1);
@@ -207,9 +180,9 @@ test_lifo_reuse (void **state)
   assert_int_equal (in.partial_slabs, 0);        /* full pages leave the list */
   for (guint i = 1; i < 16; i++)
     assert_true (objs[i] == objs[i - 1] + 256);
-  check (f);
+  tu_world_check (&f->w);
 
-  free_n (f, 0, objs + 10, 4);                    /* 10, 11, 12, 13 */
+  tu_world_free_n (&f->w, 0, objs + 10, 4);                    /* 10, 11, 12, 13 */
   SimSlqbListInfo li = list_of (f, id, 0);
   assert_int_equal (li.freelist_nr, 4);
   in = info (f, id);
@@ -221,7 +194,7 @@ test_lifo_reuse (void **state)
   in = info (f, id);
   assert_int_equal (in.stat[SIM_SLQB_ALLOC], 18);
   assert_int_equal (in.stat[SIM_SLQB_ALLOC_SLAB_FILL], 16);
-  check (f);
+  tu_world_check (&f->w);
 
   /* A free on another CPU of the same node goes onto that CPU's LIFO
    * (not a remote free) and is reused there. */
@@ -230,7 +203,7 @@ test_lifo_reuse (void **state)
   assert_int_equal (li.freelist_nr, 1);
   assert_int_equal (li.stat[SIM_SLQB_FREE_REMOTE], 0);
   assert_true (sim_slqb_cache_alloc (f->slqb, on (f, 2), id, -1, 0) == objs[0]);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -243,23 +216,23 @@ test_hiwater_flush_and_empty_pages (void **state)
   Fix *f = fix_new ("slqb:hiwater=8,freebatch=4", FALSE);
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[32];
-  alloc_n (f, id, 0, objs, 32);                   /* pages A (0..15), B (16..31) */
+  tu_world_alloc_n (&f->w, id, 0, objs, 32);                   /* pages A (0..15), B (16..31) */
   guint64 pages_before = sim_page_allocated (f->w.pages);
-  free_n (f, 0, objs, 8);
+  tu_world_free_n (&f->w, 0, objs, 8);
   assert_int_equal (list_of (f, id, 0).freelist_nr, 8);
   assert_int_equal (info (f, id).stat[SIM_SLQB_FLUSH_FREE_LIST], 0);
   /* The 9th free passes hiwater 8: objects 8, 7, 6, 5 go back to A. */
-  free_n (f, 0, objs + 8, 1);
+  tu_world_free_n (&f->w, 0, objs + 8, 1);
   SimSlqbCacheInfo in = info (f, id);
   assert_int_equal (in.stat[SIM_SLQB_FLUSH_FREE_LIST], 1);
   assert_int_equal (in.stat[SIM_SLQB_FLUSH_FREE_LIST_OBJECTS], 4);
   assert_int_equal (in.stat[SIM_SLQB_FLUSH_SLAB_PARTIAL], 1);
   assert_int_equal (in.partial_slabs, 1);
   assert_int_equal (list_of (f, id, 0).freelist_nr, 5);
-  check (f);
+  tu_world_check (&f->w);
   /* Frees 10..32 flush at 13, 17, 21, 25 and 29: 6 flushes, 24 objects;
    * left on the LIFO: 31, 30, 29, 4, 3, 2, 1, 0. */
-  free_n (f, 0, objs + 9, 23);
+  tu_world_free_n (&f->w, 0, objs + 9, 23);
   in = info (f, id);
   assert_int_equal (in.stat[SIM_SLQB_FLUSH_FREE_LIST], 6);
   assert_int_equal (in.stat[SIM_SLQB_FLUSH_FREE_LIST_OBJECTS], 24);
@@ -267,7 +240,7 @@ test_hiwater_flush_and_empty_pages (void **state)
   assert_int_equal (in.stat[SIM_SLQB_FLUSH_SLAB_FREE], 0);
   assert_int_equal (list_of (f, id, 0).freelist_nr, 8);
   assert_int_equal (in.slabs, 2);
-  check (f);
+  tu_world_check (&f->w);
 
   /* The trim worker flushes one batch: 31, 30, 29 empty B (freed at
    * once), 4 goes to A.  A second run empties A. */
@@ -276,7 +249,7 @@ test_hiwater_flush_and_empty_pages (void **state)
   assert_int_equal (in.stat[SIM_SLQB_FLUSH_SLAB_FREE], 1);
   assert_int_equal (in.slabs, 1);
   assert_int_equal (list_of (f, id, 0).freelist_nr, 4);
-  check (f);
+  tu_world_check (&f->w);
   sim_slqb_trim (f->slqb, on (f, 0));
   in = info (f, id);
   assert_int_equal (in.stat[SIM_SLQB_FLUSH_SLAB_FREE], 2);
@@ -284,7 +257,7 @@ test_hiwater_flush_and_empty_pages (void **state)
   assert_int_equal (in.partial_slabs, 0);
   assert_int_equal (list_of (f, id, 0).freelist_nr, 0);
   assert_int_equal (sim_page_allocated (f->w.pages), pages_before - 2);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -302,18 +275,18 @@ test_remote_batching_and_claim (void **state)
   assert_int_equal (sim_slqb_node_of_cpu (f->slqb, 1), 1);
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[16];
-  alloc_n (f, id, 0, objs, 16);
+  tu_world_alloc_n (&f->w, id, 0, objs, 16);
   assert_int_equal (sim_page_node_of (f->w.pages, objs[0]), 0);
 
-  free_n (f, 1, objs, 3);
+  tu_world_free_n (&f->w, 1, objs, 3);
   SimSlqbListInfo c1 = list_of (f, id, 1), c0 = list_of (f, id, 0);
   assert_int_equal (c1.rlist_nr, 3);
   assert_int_equal (c1.stat[SIM_SLQB_FREE_REMOTE], 3);
   assert_int_equal (c1.freelist_nr, 0);
   assert_int_equal (c0.remote_free_nr, 0);
-  check (f);
+  tu_world_check (&f->w);
 
-  free_n (f, 1, objs + 3, 1);                     /* rlist reaches freebatch */
+  tu_world_free_n (&f->w, 1, objs + 3, 1);                     /* rlist reaches freebatch */
   c1 = list_of (f, id, 1);
   c0 = list_of (f, id, 0);
   assert_int_equal (c1.rlist_nr, 0);
@@ -321,17 +294,17 @@ test_remote_batching_and_claim (void **state)
   assert_int_equal (c1.stat[SIM_SLQB_FLUSH_RFREE_LIST_OBJECTS], 4);
   assert_int_equal (c0.remote_free_nr, 4);
   assert_true (c0.remote_free_check);
-  check (f);
+  tu_world_check (&f->w);
 
-  free_n (f, 1, objs + 4, 8);                     /* queue 8, then 12 (not > 8 before) */
+  tu_world_free_n (&f->w, 1, objs + 4, 8);                     /* queue 8, then 12 (not > 8 before) */
   assert_int_equal (list_of (f, id, 0).remote_free_nr, 12);
-  free_n (f, 1, objs + 12, 4);                    /* 12 > hiwater/2: synchronous */
+  tu_world_free_n (&f->w, 1, objs + 12, 4);                    /* 12 > hiwater/2: synchronous */
   c0 = list_of (f, id, 0);
   assert_int_equal (c0.remote_free_nr, 12);
   assert_int_equal (c0.stat[SIM_SLQB_FLUSH_SLAB_PARTIAL], 1);
   assert_int_equal (c0.nr_partial, 1);
   assert_int_equal (list_of (f, id, 1).stat[SIM_SLQB_FLUSH_RFREE_LIST], 4);
-  check (f);
+  tu_world_check (&f->w);
 
   /* CPU 0's LIFO is empty and the flag is set: the next allocation
    * claims all 12, first freed first. */
@@ -343,7 +316,7 @@ test_remote_batching_and_claim (void **state)
   assert_int_equal (c0.remote_free_nr, 0);
   assert_false (c0.remote_free_check);
   assert_int_equal (c0.freelist_nr, 11);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -358,8 +331,8 @@ test_claim_past_hiwater_flushes (void **state)
   Fix *f = fix_new ("slqb:hiwater=4,freebatch=5", TRUE);
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[16];
-  alloc_n (f, id, 0, objs, 16);
-  free_n (f, 1, objs, 5);                         /* one batch of 5 to CPU 0's queue */
+  tu_world_alloc_n (&f->w, id, 0, objs, 16);
+  tu_world_free_n (&f->w, 1, objs, 5);                         /* one batch of 5 to CPU 0's queue */
   SimSlqbListInfo c0 = list_of (f, id, 0);
   assert_int_equal (c0.remote_free_nr, 5);
   assert_true (c0.remote_free_check);
@@ -372,7 +345,7 @@ test_claim_past_hiwater_flushes (void **state)
   assert_int_equal (c0.stat[SIM_SLQB_ALLOC_SLAB_FILL], 17);
   assert_int_equal (c0.freelist_nr, 0);
   assert_true (a == objs[4]);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -385,8 +358,8 @@ test_flush_sends_foreign_objects_remote (void **state)
   Fix *f = fix_new ("slqb:hiwater=4,freebatch=2", FALSE);
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[5];
-  alloc_n (f, id, 0, objs, 5);
-  free_n (f, 3, objs, 5);                         /* 5 > 4: flush 2 */
+  tu_world_alloc_n (&f->w, id, 0, objs, 5);
+  tu_world_free_n (&f->w, 3, objs, 5);                         /* 5 > 4: flush 2 */
   SimSlqbListInfo c3 = list_of (f, id, 3);
   assert_int_equal (c3.stat[SIM_SLQB_FLUSH_FREE_LIST], 1);
   assert_int_equal (c3.stat[SIM_SLQB_FLUSH_FREE_LIST_REMOTE], 2);
@@ -397,7 +370,7 @@ test_flush_sends_foreign_objects_remote (void **state)
   assert_int_equal (c0.remote_free_nr, 2);
   assert_true (c0.remote_free_check);
   assert_int_equal (info (f, id).stat[SIM_SLQB_FREE_REMOTE], 0);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -417,8 +390,8 @@ test_trim_worker_events (void **state)
 
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[16];
-  alloc_n (f, id, 0, objs, 16);
-  free_n (f, 0, objs, 16);                        /* below hiwater 1024: stays queued */
+  tu_world_alloc_n (&f->w, id, 0, objs, 16);
+  tu_world_free_n (&f->w, 0, objs, 16);                        /* below hiwater 1024: stays queued */
   assert_int_equal (list_of (f, id, 0).freelist_nr, 16);
   assert_int_equal (info (f, id).slabs, 1);
 
@@ -431,7 +404,7 @@ test_trim_worker_events (void **state)
   /* Next round three seconds later. */
   assert_int_equal (sim_engine_run (f->w.eng, 3 * sec), 0);
   assert_int_equal (sim_engine_run (f->w.eng, 4 * sec), n);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -459,7 +432,7 @@ test_node_specific_alloc (void **state)
   assert_int_equal (list_of (f, id, 1).freelist_nr, 1);
   assert_true (sim_slqb_free (f->slqb, on (f, 0), b));
   assert_int_equal (list_of (f, id, 0).stat[SIM_SLQB_FREE_REMOTE], 1);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -472,11 +445,11 @@ test_colouring (void **state)
   Fix *f = fix_new ("slqb", FALSE);
   SimCacheId id = cache (f, "test_700", 700, 0);   /* 5 per page, 576 left over */
   SimAddr objs[10];
-  alloc_n (f, id, 0, objs, 10);
+  tu_world_alloc_n (&f->w, id, 0, objs, 10);
   assert_int_equal (objs[0] % SIM_PAGE_SIZE, 0);
   assert_int_equal (objs[5] % SIM_PAGE_SIZE, 64);
   assert_int_equal (list_of (f, id, 0).colour_next, 128);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -537,7 +510,7 @@ test_kmalloc_classes (void **state)
     }
   assert_true (found);
   sim_alloc_report_clear (&rep);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -604,9 +577,9 @@ test_checker_catches_corruption (void **state)
   Fix *f = fix_new ("slqb", TRUE);
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr objs[8];
-  alloc_n (f, id, 0, objs, 8);
-  free_n (f, 0, objs, 3);
-  check (f);
+  tu_world_alloc_n (&f->w, id, 0, objs, 8);
+  tu_world_free_n (&f->w, 0, objs, 3);
+  tu_world_check (&f->w);
   sim_slqb_test_corrupt (f->slqb, id, 0);
   GError *error = NULL;
   assert_false (sim_slqb_check (f->slqb, &error));
@@ -625,8 +598,8 @@ test_gfp_zero_and_bad_frees (void **state)
   Fix *f = fix_new ("slqb", FALSE);
   SimCacheId id = cache (f, "test_1024", 1024, SIM_SLAB_HWCACHE_ALIGN);
   SimAddr warm[2];
-  alloc_n (f, id, 0, warm, 2);
-  free_n (f, 0, warm, 2);
+  tu_world_alloc_n (&f->w, id, 0, warm, 2);
+  tu_world_free_n (&f->w, 0, warm, 2);
   SimOp *op = on (f, 0);
   SimAddr a = sim_slqb_cache_alloc (f->slqb, op, id, -1, 0);
   guint32 plain = op->cost.accesses;
@@ -638,7 +611,7 @@ test_gfp_zero_and_bad_frees (void **state)
   assert_false (sim_slqb_free (f->slqb, on (f, 0), a + 8));
   assert_true (sim_slqb_free (f->slqb, on (f, 0), a));
   assert_false (sim_slqb_free (f->slqb, on (f, 0), a));   /* double free */
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -679,18 +652,18 @@ test_random_workload_keeps_invariants (void **state)
       else
         sim_slqb_trim (f->slqb, on (f, cpu));
       if (step % 97 == 0)
-        check (f);
+        tu_world_check (&f->w);
     }
-  check (f);
+  tu_world_check (&f->w);
   for (guint i = 0; i < live->len; i++)
     assert_true (sim_slqb_free (f->slqb, on (f, i % n_cpus), g_array_index (live, SimAddr, i)));
   g_array_unref (live);
-  check (f);
+  tu_world_check (&f->w);
   for (guint round = 0; round < 4; round++)
     for (guint cpu = 0; cpu < n_cpus; cpu++)
       for (guint k = 0; k < 64; k++)
         sim_slqb_trim (f->slqb, on (f, cpu));
-  check (f);
+  tu_world_check (&f->w);
   for (guint i = 0; i < 3; i++)
     {
       SimSlqbCacheInfo in = info (f, ids[i]);

@@ -22,6 +22,7 @@ fix_new_on (const char *spec_text, guint64 managed_bytes, const char *const *ove
   tu_world_init (&f->w, spec_text, overrides, managed_bytes, FALSE);
   f->slub = sim_slub_new (f->w.spec, &f->w.env, &error);
   tu_world_assert_model (f->slub, error);
+  f->w.model = f->slub;
   return f;
 }
 
@@ -63,35 +64,6 @@ info (Fix *f, SimCacheId id, SimSlubCacheInfo *out)
   sim_slub_cache_info_clear (out);
 }
 
-static void
-check (Fix *f)
-{
-  GError *error = NULL;
-  if (!sim_slub_check (f->slub, &error))
-    {
-      print_error ("invariant: %s\n", error->message);
-      fail ();
-    }
-}
-
-/* Allocate @n objects on @cpu into @objs. */
-static void
-alloc_n (Fix *f, SimCacheId id, guint cpu, SimAddr *objs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    {
-      objs[i] = sim_slub_cache_alloc (f->slub, on (f, cpu), id, -1, 0);
-      assert_true (objs[i] != 0);
-    }
-}
-
-static void
-free_n (Fix *f, guint cpu, SimAddr *objs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    assert_true (sim_slub_free (f->slub, on (f, cpu), objs[i]));
-}
-
 /* The first allocation on a CPU takes a new slab (slow path); the rest of
  * that slab comes from the cpu freelist (fast path); objects are handed
  * out in ascending address order. */
@@ -106,22 +78,22 @@ test_fastpath_from_cpu_slab (void **state)
   guint per_slab = in.g.objects;
   assert_true (per_slab >= 16);
   SimAddr objs[64];
-  alloc_n (f, id, 0, objs, per_slab);
+  tu_world_alloc_n (&f->w, id, 0, objs, per_slab);
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_ALLOC_SLAB], 1);
   assert_int_equal (in.stat[SIM_SLUB_ALLOC_SLOWPATH], 1);
   assert_int_equal (in.stat[SIM_SLUB_ALLOC_FASTPATH], per_slab - 1);
   for (guint i = 1; i < per_slab; i++)
     assert_true (objs[i] == objs[i - 1] + in.g.size);
-  check (f);
+  tu_world_check (&f->w);
   /* Frees on the same CPU go to the cpu freelist (fast) and come back
    * LIFO. */
-  free_n (f, 0, &objs[per_slab - 4], 4);
+  tu_world_free_n (&f->w, 0, &objs[per_slab - 4], 4);
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_FREE_FASTPATH], 4);
   SimAddr again = sim_slub_cache_alloc (f->slub, on (f, 0), id, -1, 0);
   assert_true (again == objs[per_slab - 1]);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -138,19 +110,19 @@ test_frozen_free_and_refill (void **state)
   info (f, id, &in);
   guint per_slab = in.g.objects;
   SimAddr objs[128];
-  alloc_n (f, id, 0, objs, per_slab);            /* cpu 0's slab now fully handed out */
-  free_n (f, 1, objs, 3);                        /* cpu 1 frees three of them */
+  tu_world_alloc_n (&f->w, id, 0, objs, per_slab);            /* cpu 0's slab now fully handed out */
+  tu_world_free_n (&f->w, 1, objs, 3);                        /* cpu 1 frees three of them */
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_FREE_SLOWPATH], 3);
   assert_int_equal (in.stat[SIM_SLUB_FREE_FROZEN], 3);
   assert_int_equal (in.stat[SIM_SLUB_FREE_FASTPATH], 0);
-  check (f);
+  tu_world_check (&f->w);
   SimAddr a = sim_slub_cache_alloc (f->slub, on (f, 0), id, -1, 0);
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_ALLOC_REFILL], 1);
   assert_int_equal (in.stat[SIM_SLUB_ALLOC_SLAB], 1);     /* no new slab needed */
   assert_true (a == objs[2]);                    /* the last freed is the freelist head */
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -169,31 +141,31 @@ test_deactivate_head_tail (void **state)
   SimAddr *objs = g_new (SimAddr, per_slab * 3);
   /* Slab A: fully allocated on cpu 0, then one object freed locally (stays
    * on the cpu freelist). */
-  alloc_n (f, id, 0, objs, per_slab);
-  free_n (f, 0, &objs[per_slab - 1], 1);
+  tu_world_alloc_n (&f->w, id, 0, objs, per_slab);
+  tu_world_free_n (&f->w, 0, &objs[per_slab - 1], 1);
   /* Take one more object and then force a new slab: draining the cpu
    * freelist first. */
-  alloc_n (f, id, 0, &objs[per_slab - 1], 1);
+  tu_world_alloc_n (&f->w, id, 0, &objs[per_slab - 1], 1);
   /* Now slab A is exhausted; a remote free makes its page freelist
    * non-empty, then cpu 0's next alloc refills from it. */
-  free_n (f, 2, &objs[0], 2);
-  alloc_n (f, id, 0, &objs[per_slab], 1);        /* refill: takes objs[1], cpu freelist = objs[0] */
+  tu_world_free_n (&f->w, 2, &objs[0], 2);
+  tu_world_alloc_n (&f->w, id, 0, &objs[per_slab], 1);        /* refill: takes objs[1], cpu freelist = objs[0] */
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_ALLOC_REFILL], 1);
   /* Exhaust and deactivate: next alloc uses the last cpu freelist object,
    * then a new slab is needed and A is deactivated full. */
-  alloc_n (f, id, 0, &objs[per_slab + 1], 2);
+  tu_world_alloc_n (&f->w, id, 0, &objs[per_slab + 1], 2);
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_DEACTIVATE_FULL], 1);
   assert_int_equal (in.stat[SIM_SLUB_ALLOC_SLAB], 2);
-  check (f);
+  tu_world_check (&f->w);
   /* flush_all with objects on the cpu freelist: to the head. */
   sim_slub_flush_all (f->slub, on (f, 0));
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_CPUSLAB_FLUSH], 1);
   assert_int_equal (in.stat[SIM_SLUB_DEACTIVATE_TO_HEAD], 1);
   assert_int_equal (in.partial_slabs, 1);
-  check (f);
+  tu_world_check (&f->w);
   g_free (objs);
   fix_free (f);
 }
@@ -211,19 +183,19 @@ test_free_add_and_remove_partial (void **state)
   info (f, id, &in);
   guint per_slab = in.g.objects;
   SimAddr *objs = g_new (SimAddr, per_slab * 2);
-  alloc_n (f, id, 0, objs, per_slab * 2);        /* slab A full and deactivated, B cpu slab */
+  tu_world_alloc_n (&f->w, id, 0, objs, per_slab * 2);        /* slab A full and deactivated, B cpu slab */
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_DEACTIVATE_FULL], 1);
-  free_n (f, 1, objs, 1);                        /* A: full -> partial */
+  tu_world_free_n (&f->w, 1, objs, 1);                        /* A: full -> partial */
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_FREE_ADD_PARTIAL], 1);
   assert_int_equal (in.partial_slabs, 1);
-  free_n (f, 1, &objs[1], per_slab - 1);         /* A empties */
+  tu_world_free_n (&f->w, 1, &objs[1], per_slab - 1);         /* A empties */
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_FREE_REMOVE_PARTIAL], 1);
   assert_int_equal (in.stat[SIM_SLUB_FREE_SLAB], 1);
   assert_int_equal (in.slabs, 1);
-  check (f);
+  tu_world_check (&f->w);
   g_free (objs);
   fix_free (f);
 }
@@ -254,7 +226,7 @@ test_empty_retention_min_partial (void **state)
   assert_int_equal (in.stat[SIM_SLUB_DEACTIVATE_EMPTY], mp + 2);
   assert_int_equal (in.partial_slabs, mp);
   assert_int_equal (in.stat[SIM_SLUB_FREE_SLAB], 2);
-  check (f);
+  tu_world_check (&f->w);
   fix_free (f);
 }
 
@@ -276,7 +248,7 @@ test_cpu_partial_618 (void **state)
   assert_true (limit >= 1);
   guint nslabs = limit + 3;
   SimAddr *objs = g_new (SimAddr, per_slab * nslabs);
-  alloc_n (f, id, 0, objs, per_slab * nslabs);
+  tu_world_alloc_n (&f->w, id, 0, objs, per_slab * nslabs);
   /* Free one object of each full slab from cpu 1. */
   for (guint s = 0; s + 1 < nslabs; s++)
     assert_true (sim_slub_free (f->slub, on (f, 1), objs[s * per_slab]));
@@ -284,13 +256,13 @@ test_cpu_partial_618 (void **state)
   assert_int_equal (in.stat[SIM_SLUB_CPU_PARTIAL_FREE], nslabs - 1);
   assert_true (in.stat[SIM_SLUB_CPU_PARTIAL_DRAIN] >= 1);
   assert_true (in.stat[SIM_SLUB_FREE_ADD_PARTIAL] >= limit);
-  check (f);
+  tu_world_check (&f->w);
   /* cpu 1 allocates: its partial chain serves first. */
   SimAddr a = sim_slub_cache_alloc (f->slub, on (f, 1), id, -1, 0);
   assert_true (a != 0);
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_CPU_PARTIAL_ALLOC], 1);
-  check (f);
+  tu_world_check (&f->w);
   g_free (objs);
   fix_free (f);
 }
@@ -328,7 +300,7 @@ test_order_fallback (void **state)
   info (f, id, &in);
   assert_int_equal (in.stat[SIM_SLUB_ORDER_FALLBACK], 1);
   assert_int_equal (in.total_objects, 4);        /* one order-0 slab of 1024-byte objects */
-  check (f);
+  tu_world_check (&f->w);
   g_array_unref (pages);
   fix_free (f);
 }

@@ -11,6 +11,7 @@ tu_world_init (TuWorld *w, const char *spec_text, const char *const *overrides,
   assert_non_null (w->spec);
   const SimAllocOps *ops = sim_alloc_model_lookup (w->spec->name);
   assert_non_null (ops);
+  w->ops = ops;
   w->machine = sim_machine_load ("nehalem-ep-2s", overrides, &error);
   assert_non_null (w->machine);
   w->mem = sim_memsys_new (w->machine, &error);
@@ -44,6 +45,38 @@ tu_world_assert_model (gconstpointer model, GError *error)
   if (model == NULL)
     {
       print_error ("%s\n", error ? error->message : "model creation failed");
+      fail ();
+    }
+}
+
+void
+tu_world_alloc_n (TuWorld *w, SimCacheId id, guint cpu, SimAddr *objs, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      sim_op_begin (&w->op, w->mem, cpu, 0);
+      objs[i] = w->ops->cache_alloc (w->model, &w->op, id, SIM_NUMA_NO_NODE, 0);
+      assert_true (objs[i] != 0);
+    }
+}
+
+void
+tu_world_free_n (TuWorld *w, guint cpu, const SimAddr *objs, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      sim_op_begin (&w->op, w->mem, cpu, 0);
+      assert_true (w->ops->free (w->model, &w->op, objs[i]));
+    }
+}
+
+void
+tu_world_check (TuWorld *w)
+{
+  GError *error = NULL;
+  if (!w->ops->check (w->model, &error))
+    {
+      print_error ("invariant: %s\n", error->message);
       fail ();
     }
 }

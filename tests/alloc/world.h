@@ -16,6 +16,9 @@ typedef struct {
   SimEngine    *eng;           /* NULL unless asked for */
   SimAllocEnv   env;
   SimAllocSpec *spec;          /* the parsed allocator spec */
+  const SimAllocOps *ops;      /* the model's ops table */
+  gpointer      model;         /* set by the test once it has made the model */
+  SimOp         op;            /* the operation of the helpers below */
 } TuWorld;
 
 /* Build the world for allocator @spec_text ("slab", "slub@2.6.34:...");
@@ -26,3 +29,10 @@ void tu_world_clear (TuWorld *w);
 
 /* Fail the test with @error's message when @model is NULL. */
 void tu_world_assert_model (gconstpointer model, GError *error);
+
+/* Through the model's ops table, each call at time 0 on @cpu:
+ * allocate @n objects of cache @id (each must succeed), free them, and run
+ * the invariant checker (failing the test with its message). */
+void tu_world_alloc_n (TuWorld *w, SimCacheId id, guint cpu, SimAddr *objs, guint n);
+void tu_world_free_n  (TuWorld *w, guint cpu, const SimAddr *objs, guint n);
+void tu_world_check   (TuWorld *w);
