@@ -103,3 +103,44 @@ tu_write_temp (const char *suffix, const char *contents, gssize len)
     }
   return path;
 }
+
+guint64
+tu_json_uint (const char *json, const char *anchor, const char *key)
+{
+  const char *p = anchor ? strstr (json, anchor) : json;
+  if (p == NULL)
+    {
+      print_error ("no %s in output\n", anchor);
+      fail ();
+    }
+  g_autofree char *k = g_strdup_printf ("\"%s\": ", key);
+  const char *q = strstr (p, k);
+  if (q == NULL)
+    {
+      print_error ("no key %s after %s\n", key, anchor ? anchor : "(start)");
+      fail ();
+    }
+  return g_ascii_strtoull (q + strlen (k), NULL, 10);
+}
+
+char *
+tu_trace_gen (const char *workload, const char *kernel, const char *const *extra)
+{
+  char *path = tu_write_temp (".txt.gz", "", 0);
+  GPtrArray *args = g_ptr_array_new ();
+  const char *base[] = { "trace", "gen", workload, "--kernel", kernel, "--seed", "1", "-o", path };
+  for (guint i = 0; i < G_N_ELEMENTS (base); i++)
+    g_ptr_array_add (args, (gpointer) base[i]);
+  for (const char *const *e = extra; e && *e; e++)
+    g_ptr_array_add (args, (gpointer) *e);
+  g_ptr_array_add (args, NULL);
+  g_autofree char *err = NULL;
+  int rc = tu_run (NULL, &err, (const char *const *) args->pdata);
+  g_ptr_array_free (args, TRUE);
+  if (rc != 0)
+    {
+      print_error ("trace gen: %s\n", err);
+      fail ();
+    }
+  return path;
+}

@@ -24,6 +24,15 @@ int tu_run_stdin (char **out, char **err, const char *input, const char *const *
 /* Write @contents to a fresh temporary file with @suffix; returns its path. */
 char *tu_write_temp (const char *suffix, const char *contents, gssize len);
 
+/* The unsigned number of the first "KEY": after @anchor (NULL: the start)
+ * in pretty-printed JSON such as "slabsim run --format json" writes;
+ * fails the test when either is missing. */
+guint64 tu_json_uint (const char *json, const char *anchor, const char *key);
+
+/* slabsim trace gen WORKLOAD --kernel KERNEL --seed 1 EXTRA... into a new
+ * temporary file (the caller unlinks it and frees the path). */
+char *tu_trace_gen (const char *workload, const char *kernel, const char *const *extra);
+
 /* Assert that @haystack contains @needle, printing both when not. */
 #define tu_assert_contains(haystack, needle)                                  \
   do {                                                                        \

@@ -10,19 +10,19 @@ static void
 test_tbench_order (void **state)
 {
   (void) state;
-  g_autofree char *trace = cu_gen ("tbench", "2.6.23", (const char *[]) { "--cpus", "16", NULL });
+  g_autofree char *trace = tu_trace_gen ("tbench", "2.6.23", (const char *[]) { "--cpus", "16", NULL });
   g_autofree char *a = cu_run (trace, "nehalem-ep-2s", "line", "slub@2.6.23");
   g_autofree char *b = cu_run (trace, "nehalem-ep-2s", "line",
                                "slub@2.6.23:slub_max_order=3,slub_min_objects=8");
-  assert_int_equal (cu_uint (a, kmalloc4k, "order"), 1);
-  assert_int_equal (cu_uint (a, kmalloc4k, "objs_per_slab"), 2);
-  assert_int_equal (cu_uint (b, kmalloc4k, "order"), 3);
-  assert_int_equal (cu_uint (b, kmalloc4k, "objs_per_slab"), 8);
-  guint64 fa = cu_uint (a, kmalloc4k, "alloc_fast_pct"), fb = cu_uint (b, kmalloc4k, "alloc_fast_pct");
+  assert_int_equal (tu_json_uint (a, kmalloc4k, "order"), 1);
+  assert_int_equal (tu_json_uint (a, kmalloc4k, "objs_per_slab"), 2);
+  assert_int_equal (tu_json_uint (b, kmalloc4k, "order"), 3);
+  assert_int_equal (tu_json_uint (b, kmalloc4k, "objs_per_slab"), 8);
+  guint64 fa = tu_json_uint (a, kmalloc4k, "alloc_fast_pct"), fb = tu_json_uint (b, kmalloc4k, "alloc_fast_pct");
   double ca = cu_cycles (a), cb = cu_cycles (b);
-  double ma = (double) cu_uint (a, "\"results\"", "footprint_bytes");
-  double mb = (double) cu_uint (b, "\"results\"", "footprint_bytes");
-  guint64 pa = cu_uint (a, "\"page_allocator\"", "alloc"), pb = cu_uint (b, "\"page_allocator\"", "alloc");
+  double ma = (double) tu_json_uint (a, "\"results\"", "footprint_bytes");
+  double mb = (double) tu_json_uint (b, "\"results\"", "footprint_bytes");
+  guint64 pa = tu_json_uint (a, "\"page_allocator\"", "alloc"), pb = tu_json_uint (b, "\"page_allocator\"", "alloc");
   g_printerr ("kmalloc-4096 alloc fastpath %" G_GUINT64_FORMAT "%% -> %" G_GUINT64_FORMAT
               "%%; allocator cycles %.0f -> %.0f (%+.1f%%); footprint %.0f -> %.0f; page allocs %"
               G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT "\n",
@@ -39,10 +39,10 @@ test_tbench_order (void **state)
    * with its own page. */
   g_autofree char *z = cu_run (trace, "nehalem-ep-2s", "line", "slub@2.6.23:slub_max_order=0");
   double cz = cu_cycles (z);
-  guint64 pz = cu_uint (z, "\"page_allocator\"", "alloc");
+  guint64 pz = tu_json_uint (z, "\"page_allocator\"", "alloc");
   g_printerr ("slub_max_order=0: allocator cycles %.0f (%+.1f%%), page allocs %" G_GUINT64_FORMAT "\n",
               cz, 100.0 * (cz - ca) / ca, pz);
-  assert_int_equal (cu_uint (z, kmalloc4k, "order"), 0);
+  assert_int_equal (tu_json_uint (z, kmalloc4k, "order"), 0);
   assert_true (cz >= 1.10 * ca);
   assert_true (pz >= 1000);
   g_unlink (trace);
@@ -52,7 +52,7 @@ static void
 test_tbench_sweep (void **state)
 {
   (void) state;
-  g_autofree char *trace = cu_gen ("tbench", "2.6.23", (const char *[]) { "--cpus", "16", NULL });
+  g_autofree char *trace = tu_trace_gen ("tbench", "2.6.23", (const char *[]) { "--cpus", "16", NULL });
   g_autofree char *yaml_path = tu_source_path ("configs/sweeps/tbench-order.yaml");
   g_autofree char *yaml = NULL;
   assert_true (g_file_get_contents (yaml_path, &yaml, NULL, NULL));

@@ -9,13 +9,13 @@ static double
 per_op (const char *js, const char *what)
 {
   g_autofree char *key = g_strdup_printf ("%s_instructions", what);
-  return (double) cu_uint (js, "\"timing\": {", key);
+  return (double) tu_json_uint (js, "\"timing\": {", key);
 }
 
 static void
 check_kbuild (const char *kernel)
 {
-  g_autofree char *trace = cu_gen ("kbuild", kernel, (const char *[]) { "--cpus", "4", NULL });
+  g_autofree char *trace = tu_trace_gen ("kbuild", kernel, (const char *[]) { "--cpus", "4", NULL });
   g_autofree char *slab = cu_run (trace, "core2-quad", "line", "slab");
   g_autofree char *slub = cu_run (trace, "core2-quad", "line", "slub@2.6.34");
   g_autofree char *slqb = cu_run (trace, "core2-quad", "line", "slqb");

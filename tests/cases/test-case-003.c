@@ -9,7 +9,7 @@ static void
 test_hackbench_generated (void **state)
 {
   (void) state;
-  g_autofree char *trace = cu_gen ("hackbench", "2.6.33",
+  g_autofree char *trace = tu_trace_gen ("hackbench", "2.6.33",
                                    (const char *[]) { "--cpus", "16", "--groups", "8", "--loops",
                                                       "50", "--machine-sockets", "2", NULL });
   g_autofree char *a = cu_run (trace, "nehalem-ep-2s", "line", "slub@2.6.33");
@@ -27,8 +27,8 @@ test_hackbench_generated (void **state)
   assert_true (lb >= 1.08 * la && lb <= 1.20 * la);
   assert_true (kb >= 4 * ka);
   assert_true (cb >= 1.02 * ca && cb <= 1.10 * ca);
-  assert_int_equal (cu_uint (a, kmalloc1k, "alloc_fast_pct"), cu_uint (b, kmalloc1k, "alloc_fast_pct"));
-  assert_int_equal (cu_uint (a, kmalloc1k, "free_fast_pct"), cu_uint (b, kmalloc1k, "free_fast_pct"));
+  assert_int_equal (tu_json_uint (a, kmalloc1k, "alloc_fast_pct"), tu_json_uint (b, kmalloc1k, "alloc_fast_pct"));
+  assert_int_equal (tu_json_uint (a, kmalloc1k, "free_fast_pct"), tu_json_uint (b, kmalloc1k, "free_fast_pct"));
   g_unlink (trace);
 }
 

@@ -14,26 +14,6 @@ static const char *const traces[] = {
   "traces/samples/hackbench-T-g1-l50.perf-script.gz",
 };
 
-/* The first unsigned number after "KEY": found after @anchor in @json. */
-static guint64
-json_uint_after (const char *json, const char *anchor, const char *key)
-{
-  const char *p = anchor ? strstr (json, anchor) : json;
-  if (p == NULL)
-    {
-      print_error ("no %s in output\n", anchor);
-      fail ();
-    }
-  g_autofree char *k = g_strdup_printf ("\"%s\": ", key);
-  const char *q = strstr (p, k);
-  if (q == NULL)
-    {
-      print_error ("no key %s after %s\n", key, anchor ? anchor : "(start)");
-      fail ();
-    }
-  return g_ascii_strtoull (q + strlen (k), NULL, 10);
-}
-
 static char *
 run_json (const char *trace, const char *spec)
 {
@@ -63,24 +43,24 @@ test_every_era_every_trace (void **state)
       {
         g_autofree char *js = run_json (traces[t], eras[e]);
         const char *trace_block = "\"trace\": {";
-        guint64 allocs = json_uint_after (js, trace_block, "allocs");
-        guint64 failed = json_uint_after (js, trace_block, "failed_allocs");
-        guint64 same = json_uint_after (js, trace_block, "same_cpu_frees");
-        guint64 cross = json_uint_after (js, trace_block, "cross_cpu_frees");
-        guint64 nulls = json_uint_after (js, trace_block, "null_frees");
-        guint64 unknown = json_uint_after (js, trace_block, "unknown_frees");
-        guint64 implicit = json_uint_after (js, trace_block, "implicit_frees");
+        guint64 allocs = tu_json_uint (js, trace_block, "allocs");
+        guint64 failed = tu_json_uint (js, trace_block, "failed_allocs");
+        guint64 same = tu_json_uint (js, trace_block, "same_cpu_frees");
+        guint64 cross = tu_json_uint (js, trace_block, "cross_cpu_frees");
+        guint64 nulls = tu_json_uint (js, trace_block, "null_frees");
+        guint64 unknown = tu_json_uint (js, trace_block, "unknown_frees");
+        guint64 implicit = tu_json_uint (js, trace_block, "implicit_frees");
         const char *rb = "\"replay\": {";
-        assert_int_equal (json_uint_after (js, rb, "allocs") + json_uint_after (js, rb, "skipped_failed_allocs"),
+        assert_int_equal (tu_json_uint (js, rb, "allocs") + tu_json_uint (js, rb, "skipped_failed_allocs"),
                           allocs);
-        assert_int_equal (json_uint_after (js, rb, "skipped_failed_allocs"), failed);
-        assert_int_equal (json_uint_after (js, rb, "frees"), same + cross);
-        assert_int_equal (json_uint_after (js, rb, "skipped_null_frees"), nulls);
-        assert_int_equal (json_uint_after (js, rb, "skipped_unknown_frees"), unknown);
-        assert_int_equal (json_uint_after (js, rb, "implicit_frees"), implicit);
+        assert_int_equal (tu_json_uint (js, rb, "skipped_failed_allocs"), failed);
+        assert_int_equal (tu_json_uint (js, rb, "frees"), same + cross);
+        assert_int_equal (tu_json_uint (js, rb, "skipped_null_frees"), nulls);
+        assert_int_equal (tu_json_uint (js, rb, "skipped_unknown_frees"), unknown);
+        assert_int_equal (tu_json_uint (js, rb, "implicit_frees"), implicit);
         /* Work was done and cost something. */
-        assert_true (json_uint_after (js, "\"timing\": {", "alloc_cycles_total") > 0);
-        assert_true (json_uint_after (js, "\"l1d\": {", "accesses") > 0);
+        assert_true (tu_json_uint (js, "\"timing\": {", "alloc_cycles_total") > 0);
+        assert_true (tu_json_uint (js, "\"l1d\": {", "accesses") > 0);
       }
 }
 
@@ -125,8 +105,8 @@ test_seed_003_geometry_in_run (void **state)
   g_autofree char *js = run_json (traces[0], "slub@2.6.34");
   const char *c = strstr (js, "\"name\": \":t-0000256\"");
   assert_non_null (c);
-  assert_int_equal (json_uint_after (c, NULL, "order"), 1);
-  assert_int_equal (json_uint_after (c, NULL, "objs_per_slab"), 32);
+  assert_int_equal (tu_json_uint (c, NULL, "order"), 1);
+  assert_int_equal (tu_json_uint (c, NULL, "objs_per_slab"), 32);
 }
 
 /* The text report of a fixed run equals its golden file (regenerate with
@@ -208,9 +188,9 @@ test_timed_replay (void **state)
   g_autofree char *out = NULL;
   assert_int_equal (tu_run (&out, NULL, (const char *[]) { "run", "--replay", "timed", "--format", "json",
                                                            path, NULL }), 0);
-  guint64 first = json_uint_after (out, "\"trace\": {", "first_ts");
-  guint64 last = json_uint_after (out, "\"trace\": {", "last_ts");
-  guint64 sim = json_uint_after (out, "\"timing\": {", "sim_cycles");
+  guint64 first = tu_json_uint (out, "\"trace\": {", "first_ts");
+  guint64 last = tu_json_uint (out, "\"trace\": {", "last_ts");
+  guint64 sim = tu_json_uint (out, "\"timing\": {", "sim_cycles");
   /* nehalem-ep-2s runs at 2.93 GHz. */
   assert_true ((double) sim >= (double) (last - first) * 2.93 * 0.99);
 }

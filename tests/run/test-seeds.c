@@ -6,44 +6,6 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
-static guint64
-uint_after (const char *json, const char *anchor, const char *key)
-{
-  const char *p = strstr (json, anchor);
-  if (p == NULL)
-    {
-      print_error ("no %s in output\n", anchor);
-      fail ();
-    }
-  g_autofree char *k = g_strdup_printf ("\"%s\": ", key);
-  const char *q = strstr (p, k);
-  assert_non_null (q);
-  return g_ascii_strtoull (q + strlen (k), NULL, 10);
-}
-
-static char *
-gen (const char *workload, const char *kernel, const char *const *extra)
-{
-  char *path = tu_write_temp (".txt.gz", "", 0);
-  GPtrArray *args = g_ptr_array_new ();
-  const char *base[] = { "trace", "gen", workload, "--cpus", "16", "--kernel", kernel,
-                         "--seed", "1", "-o", path };
-  for (guint i = 0; i < G_N_ELEMENTS (base); i++)
-    g_ptr_array_add (args, (gpointer) base[i]);
-  for (const char *const *e = extra; e && *e; e++)
-    g_ptr_array_add (args, (gpointer) *e);
-  g_ptr_array_add (args, NULL);
-  g_autofree char *err = NULL;
-  int rc = tu_run (NULL, &err, (const char *const *) args->pdata);
-  g_ptr_array_free (args, TRUE);
-  if (rc != 0)
-    {
-      print_error ("trace gen: %s\n", err);
-      fail ();
-    }
-  return path;
-}
-
 static char *
 run (const char *trace, const char *spec)
 {
@@ -68,22 +30,23 @@ static void
 test_seed_003_hackbench_shape (void **state)
 {
   (void) state;
-  g_autofree char *trace = gen ("hackbench", "2.6.33",
-                                (const char *[]) { "--groups", "4", "--loops", "20", NULL });
+  g_autofree char *trace = tu_trace_gen ("hackbench", "2.6.33",
+                                         (const char *[]) { "--cpus", "16",
+                                                            "--groups", "4", "--loops", "20", NULL });
   g_autofree char *js = run (trace, "slub@2.6.34");
   const char *data = "\"name\": \"kmalloc-1024\"";
-  guint64 afast = uint_after (js, data, "alloc_fast_pct");
-  guint64 ffast = uint_after (js, data, "free_fast_pct");
+  guint64 afast = tu_json_uint (js, data, "alloc_fast_pct");
+  guint64 ffast = tu_json_uint (js, data, "free_fast_pct");
   g_printerr ("kmalloc-1024: alloc fastpath %" G_GUINT64_FORMAT "%%, free fastpath %"
                  G_GUINT64_FORMAT "%%\n", afast, ffast);
   assert_true (afast >= 80);
   assert_true (ffast <= 10);
-  assert_int_equal (uint_after (js, data, "order"), 3);
-  assert_int_equal (uint_after (js, data, "objs_per_slab"), 32);
+  assert_int_equal (tu_json_uint (js, data, "order"), 3);
+  assert_int_equal (tu_json_uint (js, data, "objs_per_slab"), 32);
   /* The skb heads merge with kmalloc-256. */
   const char *head = "\"name\": \":t-0000256\"";
-  assert_int_equal (uint_after (js, head, "order"), 1);
-  assert_true (uint_after (js, head, "alloc_fast_pct") >= 80);
+  assert_int_equal (tu_json_uint (js, head, "order"), 1);
+  assert_true (tu_json_uint (js, head, "alloc_fast_pct") >= 80);
   g_unlink (trace);
 }
 
@@ -94,16 +57,17 @@ static void
 test_seed_000_tbench_orders (void **state)
 {
   (void) state;
-  g_autofree char *trace = gen ("tbench", "2.6.23",
-                                (const char *[]) { "--groups", "8", "--loops", "100", NULL });
+  g_autofree char *trace = tu_trace_gen ("tbench", "2.6.23",
+                                         (const char *[]) { "--cpus", "16",
+                                                            "--groups", "8", "--loops", "100", NULL });
   g_autofree char *a = run (trace, "slub@2.6.23");
   g_autofree char *b = run (trace, "slub@2.6.23:slub_max_order=3,slub_min_objects=8");
   const char *k = "\"name\": \"kmalloc-4096\"";
-  assert_int_equal (uint_after (a, k, "order"), 1);
-  assert_int_equal (uint_after (a, k, "objs_per_slab"), 2);
-  assert_int_equal (uint_after (b, k, "order"), 3);
-  assert_int_equal (uint_after (b, k, "objs_per_slab"), 8);
-  guint64 fa = uint_after (a, k, "alloc_fast_pct"), fb = uint_after (b, k, "alloc_fast_pct");
+  assert_int_equal (tu_json_uint (a, k, "order"), 1);
+  assert_int_equal (tu_json_uint (a, k, "objs_per_slab"), 2);
+  assert_int_equal (tu_json_uint (b, k, "order"), 3);
+  assert_int_equal (tu_json_uint (b, k, "objs_per_slab"), 8);
+  guint64 fa = tu_json_uint (a, k, "alloc_fast_pct"), fb = tu_json_uint (b, k, "alloc_fast_pct");
   g_printerr ("kmalloc-4096 alloc fastpath: %" G_GUINT64_FORMAT "%% at order 1, %"
                  G_GUINT64_FORMAT "%% at order 3\n", fa, fb);
   assert_true (fb > fa);
@@ -113,8 +77,8 @@ test_seed_000_tbench_orders (void **state)
 static guint64
 op_cycles (const char *js)
 {
-  return uint_after (js, "\"timing\": {", "alloc_cycles_total")
-         + uint_after (js, "\"timing\": {", "free_cycles_total");
+  return tu_json_uint (js, "\"timing\": {", "alloc_cycles_total")
+         + tu_json_uint (js, "\"timing\": {", "free_cycles_total");
 }
 
 /* Seed 002 (netperf UDP-U-4k, 2009): with SLUB's page-allocator
@@ -129,8 +93,9 @@ static void
 test_seed_002_netperf_pass_through (void **state)
 {
   (void) state;
-  g_autofree char *trace = gen ("netperf-udp", "2.6.30",
-                                (const char *[]) { "--loops", "5000", NULL });
+  g_autofree char *trace = tu_trace_gen ("netperf-udp", "2.6.30",
+                                         (const char *[]) { "--cpus", "16",
+                                                            "--loops", "5000", NULL });
   g_autofree char *slab = run (trace, "slab");
   g_autofree char *slub = run (trace, "slub@2.6.34");
   g_autofree char *pass = run (trace, "slub@2.6.34:pass_through=4096");
