@@ -288,5 +288,7 @@ typedef struct {
 /* The registry: every allocator model, by name. */
 const SimAllocOps *const *sim_alloc_models (void);
 const SimAllocOps *sim_alloc_model_lookup (const char *name);
+/* The same, or NULL with SIM_CONFIG_ERROR naming the known models. */
+const SimAllocOps *sim_alloc_model_find (const char *name, GError **error);
 
 G_END_DECLS

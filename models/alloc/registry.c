@@ -5,6 +5,8 @@
 #include "models/alloc/slub.h"
 #include "models/alloc/slab.h"
 
+#include "sim/core/errors.h"
+
 #include <string.h>
 
 typedef const SimAllocOps *(*SimAllocOpsGetter) (void);
@@ -35,5 +37,20 @@ sim_alloc_model_lookup (const char *name)
   for (const SimAllocOps *const *o = sim_alloc_models (); *o; o++)
     if (strcmp ((*o)->name, name) == 0)
       return *o;
+  return NULL;
+}
+
+const SimAllocOps *
+sim_alloc_model_find (const char *name, GError **error)
+{
+  const SimAllocOps *ops = sim_alloc_model_lookup (name);
+  if (ops)
+    return ops;
+  GString *names = g_string_new (NULL);
+  for (const SimAllocOps *const *o = sim_alloc_models (); *o; o++)
+    g_string_append_printf (names, "%s%s", names->len ? ", " : "", (*o)->name);
+  g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
+               "unknown allocator \"%s\" (known: %s)", name, names->str);
+  g_string_free (names, TRUE);
   return NULL;
 }

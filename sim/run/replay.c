@@ -381,17 +381,9 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, error);
   if (spec == NULL)
     return FALSE;
-  const SimAllocOps *ops = sim_alloc_model_lookup (spec->name);
+  const SimAllocOps *ops = sim_alloc_model_find (spec->name, error);
   if (ops == NULL)
-    {
-      GString *names = g_string_new (NULL);
-      for (const SimAllocOps *const *o = sim_alloc_models (); *o; o++)
-        g_string_append_printf (names, "%s%s", names->len ? ", " : "", (*o)->name);
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "unknown allocator \"%s\" (known: %s)", spec->name, names->str);
-      g_string_free (names, TRUE);
-      return FALSE;
-    }
+    return FALSE;
 
   Replay rp = { .opt = opt, .ops = ops, .out = out };
   gboolean ok = FALSE;

@@ -406,17 +406,9 @@ check_spec (const char *spec_text, const SimMachine *m, GError **error)
   g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, error);
   if (spec == NULL)
     return FALSE;
-  const SimAllocOps *ops = sim_alloc_model_lookup (spec->name);
+  const SimAllocOps *ops = sim_alloc_model_find (spec->name, error);
   if (ops == NULL)
-    {
-      GString *names = g_string_new (NULL);
-      for (const SimAllocOps *const *o = sim_alloc_models (); *o; o++)
-        g_string_append_printf (names, "%s%s", names->len ? ", " : "", (*o)->name);
-      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
-                   "unknown allocator \"%s\" (known: %s)", spec->name, names->str);
-      g_string_free (names, TRUE);
-      return FALSE;
-    }
+    return FALSE;
   gboolean ok = FALSE;
   SimMemSys *mem = sim_memsys_new (m, error);
   if (mem == NULL)
