@@ -237,18 +237,10 @@ pa_instr (SimOp *op, guint n)
 
 /* ---- Intrusive lists with the kernel's memory traffic. ---- */
 
-/* list_add / list_add_tail of frame @f on @l whose head is at @head. */
-static void
-pa_list_add (PaZone *z, SimOp *op, PaList *l, SimAddr head, guint32 f, gboolean tail)
+/* The host side of list_add / list_add_tail: link frame @f into @l. */
+static inline void
+pa_link (PaZone *z, PaList *l, guint32 f, gboolean tail)
 {
-  sim_op_read (op, head, 16, SIM_MEM_PAGE_ALLOC);
-  sim_op_write (op, pa_frame_struct (z, f) + SP_LRU, 16, SIM_MEM_STRUCT_PAGE);
-  guint32 nb = tail ? l->tail : l->head;
-  if (nb != PA_NIL)
-    sim_op_write (op, pa_frame_struct (z, nb) + SP_LRU + (tail ? 0 : 8), 8,
-                  SIM_MEM_STRUCT_PAGE);
-  sim_op_write (op, head + (tail ? 8 : 0), nb == PA_NIL ? 16 : 8, SIM_MEM_PAGE_ALLOC);
-
   if (tail)
     {
       z->next[f] = PA_NIL;
@@ -270,6 +262,21 @@ pa_list_add (PaZone *z, SimOp *op, PaList *l, SimAddr head, guint32 f, gboolean 
       l->head = f;
     }
   l->count++;
+}
+
+/* list_add / list_add_tail of frame @f on @l whose head is at @head. */
+static void
+pa_list_add (PaZone *z, SimOp *op, PaList *l, SimAddr head, guint32 f, gboolean tail)
+{
+  sim_op_read (op, head, 16, SIM_MEM_PAGE_ALLOC);
+  sim_op_write (op, pa_frame_struct (z, f) + SP_LRU, 16, SIM_MEM_STRUCT_PAGE);
+  guint32 nb = tail ? l->tail : l->head;
+  if (nb != PA_NIL)
+    sim_op_write (op, pa_frame_struct (z, nb) + SP_LRU + (tail ? 0 : 8), 8,
+                  SIM_MEM_STRUCT_PAGE);
+  sim_op_write (op, head + (tail ? 8 : 0), nb == PA_NIL ? 16 : 8, SIM_MEM_PAGE_ALLOC);
+
+  pa_link (z, l, f, tail);
 }
 
 /* list_del: read the entry's links, write the neighbours (or the head). */
@@ -1232,27 +1239,7 @@ sim_page_alloc_new (const SimMachine *m, SimMemSys *mem, const SimPageParams *p,
         {
           /* Host-only: no simulated traffic for boot. */
           z->state[f] = ST_MAKE (PA_ST_FREE, top, FALSE);
-          if (boot_to_tail)
-            {
-              z->next[f] = PA_NIL;
-              z->prev[f] = l->tail;
-              if (l->tail != PA_NIL)
-                z->next[l->tail] = f;
-              else
-                l->head = f;
-              l->tail = f;
-            }
-          else
-            {
-              z->prev[f] = PA_NIL;
-              z->next[f] = l->head;
-              if (l->head != PA_NIL)
-                z->prev[l->head] = f;
-              else
-                l->tail = f;
-              l->head = f;
-            }
-          l->count++;
+          pa_link (z, l, f, boot_to_tail);
           z->nr_free_pages += 1u << top;
         }
     }
