@@ -303,6 +303,12 @@ sim_gen_spawn (SimGen *g, const char *comm, guint cpu, SimGenStepFn step,
 }
 
 void
+sim_gen_not_owned (gpointer data)
+{
+  (void) data;
+}
+
+void
 sim_gen_own (SimGen *g, gpointer data, GDestroyNotify destroy)
 {
   g_ptr_array_add (g->owned, data);

@@ -144,6 +144,9 @@ SimGenTask  *sim_gen_spawn (SimGen *g, const char *comm, guint cpu,
                             SimGenStepFn step, gpointer data);
 /* Keep @data until the run ends, then @destroy it. */
 void         sim_gen_own (SimGen *g, gpointer data, GDestroyNotify destroy);
+/* A task's destroy for data owned through sim_gen_own and shared by
+ * several tasks: freeing the task leaves it alone. */
+void         sim_gen_not_owned (gpointer data);
 /* Move @t to @cpu (it continues there at that CPU's clock). */
 void         sim_gen_migrate (SimGen *g, SimGenTask *t, guint cpu);
 /* CPU for the @i-th of @n tasks: round-robin, or seeded random with

@@ -105,12 +105,6 @@ receiver_step (SimGen *g, SimGenTask *t)
   return r->got == r->expect ? SIM_GEN_DONE : SIM_GEN_RAN;
 }
 
-static void
-no_free (gpointer p)
-{
-  (void) p;
-}
-
 static gboolean
 setup (SimGen *g, const SimGenOptions *o, GError **error)
 {
@@ -128,7 +122,7 @@ setup (SimGen *g, const SimGenOptions *o, GError **error)
           rcv[i].expect = (guint64) HB_FDS * o->loops * segs;
           SimGenTask *t = sim_gen_spawn (g, "hackbench", sim_gen_place (g, idx++),
                                          receiver_step, &rcv[i]);
-          t->destroy = no_free;
+          t->destroy = sim_gen_not_owned;
         }
       for (guint i = 0; i < HB_FDS; i++)
         {

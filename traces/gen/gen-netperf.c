@@ -113,12 +113,6 @@ receiver_step (SimGen *g, SimGenTask *t)
   return u->got == u->total ? SIM_GEN_DONE : SIM_GEN_RAN;
 }
 
-static void
-no_free (gpointer p)
-{
-  (void) p;
-}
-
 static gboolean
 setup (SimGen *g, const SimGenOptions *o, GError **error)
 {
@@ -134,8 +128,8 @@ setup (SimGen *g, const SimGenOptions *o, GError **error)
       SimGenTask *s = sim_gen_spawn (g, "netperf", sim_gen_place (g, 2 * i), sender_step, u);
       SimGenTask *r = sim_gen_spawn (g, "netserver", sim_gen_place (g, 2 * i + 1),
                                      receiver_step, u);
-      s->destroy = no_free;
-      r->destroy = no_free;
+      s->destroy = sim_gen_not_owned;
+      r->destroy = sim_gen_not_owned;
     }
   return TRUE;
 }

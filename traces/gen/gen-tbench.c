@@ -119,12 +119,6 @@ server_step (SimGen *g, SimGenTask *t)
   return got ? SIM_GEN_RAN : SIM_GEN_BLOCKED;
 }
 
-static void
-no_free (gpointer p)
-{
-  (void) p;
-}
-
 static gboolean
 setup (SimGen *g, const SimGenOptions *o, GError **error)
 {
@@ -139,8 +133,8 @@ setup (SimGen *g, const SimGenOptions *o, GError **error)
       SimGenTask *c = sim_gen_spawn (g, "tbench", sim_gen_place (g, 2 * i), client_step, b);
       SimGenTask *s = sim_gen_spawn (g, "tbench_srv", sim_gen_place (g, 2 * i + 1),
                                      server_step, b);
-      c->destroy = no_free;
-      s->destroy = no_free;
+      c->destroy = sim_gen_not_owned;
+      s->destroy = sim_gen_not_owned;
     }
   return TRUE;
 }
