@@ -322,6 +322,7 @@ typedef struct {
 } Barn;
 
 struct SlubCache {
+  SimCacheId id;            /* its index in SimSlub.caches */
   SimSlubGeometry g;
   SimSlubCache *sc;         /* the sizing code's cache (name, aliases) */
   char      *name;          /* as slabinfo shows it */
@@ -2622,19 +2623,11 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
           sim_op_write (op, s->pcs[cpu].addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
         }
     }
+  s->id = m->caches->len;
   g_ptr_array_add (m->caches, s);
   g_hash_table_insert (m->model_of, sc, s);
   g_hash_table_insert (m->by_name, g_strdup (sc->name), s);
   return s;
-}
-
-static SimCacheId
-cache_id (SimSlub *m, SlubCache *s)
-{
-  for (guint i = 0; i < m->caches->len; i++)
-    if (g_ptr_array_index (m->caches, i) == s)
-      return i;
-  return SIM_CACHE_NONE;
 }
 
 static guint32
@@ -2663,7 +2656,7 @@ sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError *
 {
   SlubCache *existing = g_hash_table_lookup (m->by_name, spec->name);
   if (existing)
-    return cache_id (m, existing);
+    return existing->id;
   SimSlubCacheArgs args = {
     .name = spec->name,
     .object_size = spec->object_size,
@@ -2699,7 +2692,7 @@ sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError *
       g_free (s->name);
       s->name = display_name (m, sc);
     }
-  return cache_id (m, s);
+  return s->id;
 }
 
 SimCacheId
@@ -2716,12 +2709,12 @@ sim_slub_kmalloc_cache (SimSlub *m, gsize size, guint32 gfp)
       if (m->p.pass_through == 0)
         for (guint i = 0; i < m->n_kmalloc; i++)
           if (m->kmalloc[i] && m->kmalloc[i]->g.object_size >= size)
-            return cache_id (m, m->kmalloc[i]);
+            return m->kmalloc[i]->id;
       return SIM_CACHE_NONE;
     }
   if (k.index >= m->n_kmalloc || m->kmalloc[k.index] == NULL)
     return SIM_CACHE_NONE;
-  return cache_id (m, m->kmalloc[k.index]);
+  return m->kmalloc[k.index]->id;
 }
 
 static gboolean
