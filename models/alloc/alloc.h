@@ -224,6 +224,14 @@ typedef struct {
 typedef struct {
   GArray  *rows;                 /* SimAllocCacheRow */
   guint64  large_pages;          /* pages held by pass-through kmallocs */
+  /* The statistics counters (rows' stats) are counted in every run; they
+   * cost simulated time only when the kernel would be built with them:
+   * @stats_config is that option ("CONFIG_SLUB_STATS"; NULL when the era
+   * has none), @stats_param the boot parameter that turns it on
+   * ("slub_stats"), @stats_charged whether the run charged them. */
+  const char *stats_config;
+  const char *stats_param;
+  gboolean    stats_charged;
 } SimAllocReport;
 
 void sim_alloc_report_init  (SimAllocReport *r);
@@ -246,8 +254,11 @@ typedef struct {
                               guint32 gfp);
   SimAddr    (*kmalloc)      (gpointer m, SimOp *op, gsize size, gint node,
                               guint32 gfp);
-  /* kfree / kmem_cache_free; FALSE if @addr is not the model's. */
+  /* kfree; FALSE if @addr is not the model's. */
   gboolean   (*free)         (gpointer m, SimOp *op, SimAddr addr);
+  /* kmem_cache_free: the caller hands the cache in, so the kernel need not
+   * find it through struct page as kfree does; same contract as free. */
+  gboolean   (*cache_free)   (gpointer m, SimOp *op, SimAddr addr);
   /* Object size the model really gives a kmalloc of @size (ksize), 0 for
    * pass-through; used to size caller touches. */
   gsize      (*ksize)        (gpointer m, SimAddr addr);
@@ -257,7 +268,7 @@ typedef struct {
 
 /* The ops entries that only forward to a model's typed API
  * (PREFIX_new, PREFIX_free_model, PREFIX_cache_create, PREFIX_cache_alloc,
- * PREFIX_kmalloc, PREFIX_free, PREFIX_check): every model names its API
+ * PREFIX_kmalloc, PREFIX_free, PREFIX_cache_free, PREFIX_check): every model names its API
  * the same way, so one macro writes the forwarders and a model file keeps
  * only the entries that do something of their own (kernel, params, ksize,
  * report). */
@@ -282,6 +293,9 @@ typedef struct {
   ops_free (gpointer m, SimOp *op, SimAddr addr)                              \
   { return PREFIX##_free (m, op, addr); }                                     \
   static gboolean                                                             \
+  ops_cache_free (gpointer m, SimOp *op, SimAddr addr)                        \
+  { return PREFIX##_cache_free (m, op, addr); }                               \
+  static gboolean                                                             \
   ops_check (gpointer m, GError **error)                                      \
   { return PREFIX##_check (m, error); }
 
@@ -294,7 +308,8 @@ typedef struct {
     .create = ops_create, .destroy = ops_destroy,                             \
     .kernel = ops_kernel, .params = ops_params,                               \
     .cache_create = ops_cache_create, .cache_alloc = ops_cache_alloc,         \
-    .kmalloc = ops_kmalloc, .free = ops_free, .ksize = ops_ksize,             \
+    .kmalloc = ops_kmalloc, .free = ops_free, .cache_free = ops_cache_free,   \
+    .ksize = ops_ksize,                                                       \
     .check = ops_check, .report = ops_report,                                 \
   };                                                                          \
   const SimAllocOps *                                                         \

@@ -1167,15 +1167,28 @@ sim_slab_free (SimSlab *m, SimOp *op, SimAddr addr)
   SlabCache *c = s->c;
   if ((addr - s->s_mem) % c->buffer_size != 0 || (addr - s->s_mem) / c->buffer_size >= c->num)
     return FALSE;
-  /* kfree finds the cache through struct page (virt_to_cache);
-   * kmem_cache_free is handed it.  The general caches are kmalloc's. */
-  if (c->general)
-    {
-      sim_op_instr (op, COST_KFREE);
-      SimAddr pg = sim_page_struct (m->env.pages, page);
-      sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
-      sim_op_read (op, pg + PG_LRU, 8, SIM_MEM_STRUCT_PAGE);
-    }
+  /* kfree finds the cache through struct page (virt_to_cache:
+   * virt_to_head_page, page_get_cache). */
+  sim_op_instr (op, COST_KFREE);
+  SimAddr pg = sim_page_struct (m->env.pages, page);
+  sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
+  sim_op_read (op, pg + PG_LRU, 8, SIM_MEM_STRUCT_PAGE);
+  cache_free (m, op, c, addr);
+  return TRUE;
+}
+
+/* kmem_cache_free; FALSE if @addr is not an object slot of the model's. */
+gboolean
+sim_slab_cache_free (SimSlab *m, SimOp *op, SimAddr addr)
+{
+  SimAddr page = addr & ~(SimAddr) (SIM_PAGE_SIZE - 1);
+  Slab *s = g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (page));
+  if (s == NULL || addr < s->s_mem)
+    return FALSE;
+  SlabCache *c = s->c;
+  if ((addr - s->s_mem) % c->buffer_size != 0 || (addr - s->s_mem) / c->buffer_size >= c->num)
+    return FALSE;
+  /* kmem_cache_free is handed the cache: no virt_to_cache. */
   cache_free (m, op, c, addr);
   return TRUE;
 }
@@ -2404,6 +2417,10 @@ ops_report (gpointer mp, SimAllocReport *out)
       g_array_append_val (out->rows, row);
     }
   out->large_pages = 0;
+  /* mm/slab.c's STATS is 1 only with CONFIG_DEBUG_SLAB (default n). */
+  out->stats_config = "STATS of CONFIG_DEBUG_SLAB";
+  out->stats_param = "slab_stats";
+  out->stats_charged = m->stats_cost;
 }
 
 static const char *const slab_kernels[] = { "2.6.34", "2.6.23", NULL };

@@ -64,6 +64,8 @@ SimAddr    sim_slab_kmalloc      (SimSlab *m, SimOp *op, gsize size, gint node,
                                   guint32 gfp);
 /* kfree / kmem_cache_free; FALSE if @addr is not a live object. */
 gboolean   sim_slab_free         (SimSlab *m, SimOp *op, SimAddr addr);
+/* kmem_cache_free of @addr (the cache is the caller's): see the model's essay. */
+gboolean   sim_slab_cache_free (SimSlab *m, SimOp *op, SimAddr addr);
 /* cache_reap as the per-CPU delayed work runs it on op->cpu at op's start
  * time (jiffies derived from it).  The engine calls this every 2 s per
  * CPU; tests call it directly. */

@@ -50,9 +50,11 @@
  * and memory hotplug, kmem_cache_destroy/shrink, RCU-delayed freeing of
  * SLAB_DESTROY_BY_RCU slabs (freed at once), the DMA kmalloc caches
  * (__GFP_DMA is served by the normal ones), constructors' own work, and
- * interrupts: an operation runs to completion on its CPU.  The ops table
- * has one free for kfree and kmem_cache_free: it always takes kfree's
- * path (virt_to_head_page, page->list->cache).  kmalloc(0) is served as
+ * interrupts: an operation runs to completion on its CPU.  kfree and
+ * kmem_cache_free take their own paths: kfree finds the cache through
+ * virt_to_head_slqb_page and page->list->cache; kmem_cache_free is handed
+ * it and reads struct page only for a NUMA cache (SLAB_NUMA, set when the
+ * machine has more than one node).  kmalloc(0) is served as
  * kmalloc(1) instead of returning ZERO_SIZE_PTR.  A cache created twice
  * under one name returns the first (the kernel refuses the duplicate).
  */
@@ -91,7 +93,10 @@
 #define KL_RF_HEAD        144
 #define KL_RF_TAIL        152
 #define KL_STATS          192
-#define KL_SIZE           320
+#define KL_SIZE           320     /* with CONFIG_SLQB_STATS */
+/* Without CONFIG_SLQB_STATS stats[] is not there: what follows the list
+ * in kmem_cache_cpu / kmem_cache_node sits this much lower (kl_off). */
+#define KL_STATS_BYTES    (KL_SIZE - KL_STATS)
 
 /* struct kmem_cache_cpu: the list, then colour_next, rlist,
  * remote_cache_list; struct kmem_cache_node: the list, then list_lock. */
@@ -206,6 +211,7 @@ struct CacheList {
   KmList      remote_free;
   SimAddr     addr;
   SimMemClass cls;          /* per-CPU data, or node data */
+  guint       no_stats;     /* KL_STATS_BYTES without CONFIG_SLQB_STATS, else 0 */
   guint64     stat[SIM_SLQB_N_STATS];
 };
 
@@ -287,16 +293,23 @@ rd_kc (SimOp *op, const SlqbCache *s, guint off)
   sim_op_read (op, s->addr + off, 8, SIM_MEM_CACHE_META);
 }
 
+/* Offset @off (laid out with stats[]) in the structure of list @l. */
+static inline SimAddr
+kl_off (const CacheList *l, guint off)
+{
+  return l->addr + (off >= KL_SIZE ? off - l->no_stats : off);
+}
+
 static inline void
 rd_l (SimOp *op, const CacheList *l, guint off, guint size)
 {
-  sim_op_read (op, l->addr + off, size, l->cls);
+  sim_op_read (op, kl_off (l, off), size, l->cls);
 }
 
 static inline void
 wr_l (SimOp *op, const CacheList *l, guint off, guint size)
 {
-  sim_op_write (op, l->addr + off, size, l->cls);
+  sim_op_write (op, kl_off (l, off), size, l->cls);
 }
 
 static inline void
@@ -328,13 +341,13 @@ stat_inc (SimSlqb *m, SimOp *op, CacheList *l, SimSlqbStat item)
 static inline void
 lock_at (SimOp *op, SimLock *lock, const CacheList *l, guint off)
 {
-  sim_op_lock (op, lock, l->addr + off);
+  sim_op_lock (op, lock, kl_off (l, off));
 }
 
 static inline void
 unlock_at (SimOp *op, SimLock *lock, const CacheList *l, guint off)
 {
-  sim_op_unlock (op, lock, l->addr + off);
+  sim_op_unlock (op, lock, kl_off (l, off));
 }
 
 guint
@@ -984,6 +997,22 @@ sim_slqb_free (SimSlqb *m, SimOp *op, SimAddr addr)
   return TRUE;
 }
 
+gboolean
+sim_slqb_cache_free (SimSlqb *m, SimOp *op, SimAddr addr)
+{
+  Obj o;
+  if (!lookup_object (m, addr, &o))
+    return FALSE;
+  /* kmem_cache_free: the cache comes from the caller.  The page is looked
+   * up only for a SLAB_NUMA cache (num_possible_nodes() > 1), where
+   * __slab_free compares its node with this CPU's; page->list is never
+   * read. */
+  if (m->n_nodes > 1)
+    virt_to_head (m, op, o);
+  slab_free (m, op, o.pg->s, o);
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------ */
 /* kmalloc                                                             */
 
@@ -1189,11 +1218,12 @@ sim_slqb_geometry (const SimSlqbParams *p, guint32 object_size, guint32 align, g
 /* Cache creation                                                      */
 
 static void
-init_list (CacheList *l, SimAddr addr, SimMemClass cls)
+init_list (const SimSlqb *m, CacheList *l, SimAddr addr, SimMemClass cls)
 {
   memset (l, 0, sizeof *l);
   l->addr = addr;
   l->cls = cls;
+  l->no_stats = m->p.stats ? 0 : KL_STATS_BYTES;
   sim_lock_init (&l->page_lock, "page_lock");
   sim_lock_init (&l->rf_lock, "remote_free.lock");
 }
@@ -1212,8 +1242,8 @@ cache_new (SimSlqb *m, SimOp *op, const char *name, const SimSlqbGeometry *g, gu
     {
       /* alloc_kmem_cache_cpu: kmem_cache_alloc_node on the CPU's node. */
       SimAddr a = sim_page_static_alloc (m->env.pages, sim_slqb_node_of_cpu (m, cpu),
-                                         KCC_SIZE, 64);
-      init_list (&s->cpu[cpu].list, a, SIM_MEM_CPU_SLAB);
+                                         KCC_SIZE - (m->p.stats ? 0 : KL_STATS_BYTES), 64);
+      init_list (m, &s->cpu[cpu].list, a, SIM_MEM_CPU_SLAB);
     }
   if (m->n_nodes > 1)
     {
@@ -1221,8 +1251,9 @@ cache_new (SimSlqb *m, SimOp *op, const char *name, const SimSlqbGeometry *g, gu
       s->node = g_new0 (NodeSlab, m->n_nodes);
       for (guint n = 0; n < m->n_nodes; n++)
         {
-          SimAddr a = sim_page_static_alloc (m->env.pages, n, KN_SIZE, 64);
-          init_list (&s->node[n].list, a, SIM_MEM_CACHE_META);
+          SimAddr a = sim_page_static_alloc (m->env.pages, n,
+                                             KN_SIZE - (m->p.stats ? 0 : KL_STATS_BYTES), 64);
+          init_list (m, &s->node[n].list, a, SIM_MEM_CACHE_META);
           sim_lock_init (&s->node[n].list_lock, "list_lock");
         }
     }
@@ -1556,7 +1587,8 @@ parse_params (SimSlqbParams *p, const SimAllocSpec *spec, GError **error)
   p->min_objects = 1;
   p->hiwater = -1;
   p->freebatch = -1;
-  p->stats = TRUE;
+  /* CONFIG_SLQB_STATS is default n (lib/Kconfig.debug of the SLQB tree). */
+  p->stats = FALSE;
   for (guint i = 0; i < spec->params->len; i++)
     {
       const SimAllocParam *a = &g_array_index (spec->params, SimAllocParam, i);
@@ -1778,6 +1810,9 @@ ops_report (gpointer mp, SimAllocReport *out)
       g_array_append_val (out->rows, row);
     }
   out->large_pages = 0;
+  out->stats_config = "CONFIG_SLQB_STATS";
+  out->stats_param = "slqb_stats";
+  out->stats_charged = m->p.stats;
 }
 
 static const char *const slqb_kernels[] = { SIM_SLQB_KERNEL, NULL };

@@ -98,6 +98,8 @@ SimAddr    sim_slqb_kmalloc     (SimSlqb *m, SimOp *op, gsize size, gint node,
                                  guint32 gfp);
 /* kfree / kmem_cache_free; FALSE if @addr is not a live object. */
 gboolean   sim_slqb_free        (SimSlqb *m, SimOp *op, SimAddr addr);
+/* kmem_cache_free of @addr (the cache is the caller's): see the model's essay. */
+gboolean   sim_slqb_cache_free (SimSlqb *m, SimOp *op, SimAddr addr);
 /* One run of cache_trim_worker on op->cpu, over every cache. */
 void       sim_slqb_trim        (SimSlqb *m, SimOp *op);
 

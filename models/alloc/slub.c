@@ -1380,6 +1380,18 @@ sim_slub_free (SimSlub *m, SimOp *op, SimAddr addr)
   return TRUE;
 }
 
+/* kmem_cache_free: the cache is the caller's; slab_free still needs the
+ * slab (virt_to_head_page / virt_to_slab), but not page->slab. */
+gboolean
+sim_slub_cache_free (SimSlub *m, SimOp *op, SimAddr addr)
+{
+  Slab *slab = slab_of_addr (m, op, addr);
+  if (slab == NULL)
+    return FALSE;          /* kmem_cache_free of a page is a kernel bug */
+  slab_free (m, op, slab, addr);
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------ */
 /* 6.18 sheaves                                                        */
 
@@ -2518,7 +2530,8 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
   guint n_stats = e->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS
                   : e->pcpu_layout != PCPU_PACKED ? CLASSIC_2_6_N_STATS
                   : SIM_SLUB_N_CLASSIC_STATS;
-  guint cc_size = e->cpu_stat_offset + (e->stats ? 4 * n_stats : 0);
+  /* stat[] is in kmem_cache_cpu only in a CONFIG_SLUB_STATS build. */
+  guint cc_size = e->cpu_stat_offset + (e->stats && m->p.stats ? 4 * n_stats : 0);
   if (cc_size < 24)
     cc_size = 24;
   cc_size = (cc_size + 7) & ~7u;                /* sizeof, pointer-aligned */
@@ -2723,7 +2736,8 @@ parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GE
   x->pass_through = -1;
   x->cpu_partial = -1;
   x->min_partial = -1;
-  x->stats = TRUE;
+  /* CONFIG_SLUB_STATS is default n in every era that has it. */
+  x->stats = FALSE;
   for (guint i = 0; i < spec->params->len; i++)
     {
       const SimAllocParam *p = &g_array_index (spec->params, SimAllocParam, i);
@@ -2816,6 +2830,16 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
     }
   if (m->p.pass_through < 0)
     m->p.pass_through = -1;
+  if (m->p.stats && !era->stats)
+    {
+      /* CONFIG_SLUB_STATS came with 2.6.25: there is nothing to charge. */
+      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
+                   "slub@%s: slub_stats=1: this kernel has no CONFIG_SLUB_STATS (added in 2.6.25)",
+                   era->name);
+      g_free (m->kernel);
+      g_free (m);
+      return NULL;
+    }
 
   m->caches = g_ptr_array_new ();
   m->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -3005,6 +3029,9 @@ ops_report (gpointer mp, SimAllocReport *out)
       sim_slub_cache_info_clear (&info);
     }
   out->large_pages = m->large_pages;
+  out->stats_config = m->era->stats ? "CONFIG_SLUB_STATS" : NULL;
+  out->stats_param = "slub_stats";
+  out->stats_charged = m->era->stats && m->p.stats;
 }
 
 static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", NULL };

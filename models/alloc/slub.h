@@ -113,6 +113,8 @@ SimAddr    sim_slub_kmalloc     (SimSlub *m, SimOp *op, gsize size, gint node,
                                  guint32 gfp);
 /* kfree / kmem_cache_free; FALSE if @addr is not a live object. */
 gboolean   sim_slub_free        (SimSlub *m, SimOp *op, SimAddr addr);
+/* kmem_cache_free of @addr (the cache is the caller's): see the model's essay. */
+gboolean   sim_slub_cache_free (SimSlub *m, SimOp *op, SimAddr addr);
 /* flush_all: deactivate every CPU's slab (and 6.18's cpu partials). */
 void       sim_slub_flush_all   (SimSlub *m, SimOp *op);
 

@@ -144,6 +144,20 @@ static const Metric metrics[] = {
 /* ------------------------------------------------------------------ */
 /* Text                                                                */
 
+/* Whether the statistics counters cost simulated time in this run. */
+static void
+text_counters (GString *o, const SimAllocReport *a)
+{
+  if (a->stats_param == NULL)
+    return;
+  if (a->stats_config == NULL)
+    g_string_append_printf (o, "Counters: counted, not charged (this era has no statistics option)\n");
+  else
+    g_string_append_printf (o, "Counters (%s): counted, %s (%s=%d)\n", a->stats_config,
+                            a->stats_charged ? "charged" : "not charged", a->stats_param,
+                            a->stats_charged ? 1 : 0);
+}
+
 static void
 text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
 {
@@ -163,6 +177,7 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
                               row->order);
     }
   g_ptr_array_unref (rows);
+  text_counters (o, &res->alloc);
 
   g_string_append_printf (o, "\n%-24s %14s %14s %7s\n", "Memory hierarchy", "accesses", "misses", "miss%");
   for (guint l = 0; l < r->machine->n_levels; l++)
@@ -383,6 +398,23 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   sim_json_string (j, res->kernel);
   sim_json_key (j, "params");
   json_params (j, res->params);
+  if (res->alloc.stats_param)
+    {
+      /* The caches' stats are counted in every run; "charged" says
+       * whether their updates cost simulated time (the kernel option). */
+      sim_json_key (j, "counters");
+      sim_json_begin_object (j);
+      sim_json_key (j, "config");
+      if (res->alloc.stats_config)
+        sim_json_string (j, res->alloc.stats_config);
+      else
+        sim_json_null (j);
+      sim_json_key (j, "param");
+      sim_json_string (j, res->alloc.stats_param);
+      sim_json_key (j, "charged");
+      sim_json_bool (j, res->alloc.stats_charged);
+      sim_json_end_object (j);
+    }
 
   sim_json_key (j, "caches");
   sim_json_begin_array (j);

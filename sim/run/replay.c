@@ -216,7 +216,7 @@ touch_object (Replay *rp, SimOp *op, SimAddr addr, gsize size, SimAccKind kind)
 
 static gboolean
 replay_free (Replay *rp, guint cpu, guint64 ts, guint64 ptr, guint64 bytes, gboolean implicit,
-             GError **error)
+             gboolean cache_free, GError **error)
 {
   gpointer addrp;
   if (g_hash_table_remove (rp->internal, GSIZE_TO_POINTER (ptr)))
@@ -231,7 +231,12 @@ replay_free (Replay *rp, guint cpu, guint64 ts, guint64 ptr, guint64 bytes, gboo
   op_start (rp, &op, cpu, ts);
   /* The caller reads the object before freeing it. */
   touch_object (rp, &op, addr, bytes, SIM_ACC_READ);
-  if (!rp->ops->free (rp->model, &op, addr))
+  /* kmem_cache_free and kfree are different kernel paths (the first is
+   * handed the cache); a free the trace did not show (implicit) is taken
+   * as kfree. */
+  gboolean ok = cache_free ? rp->ops->cache_free (rp->model, &op, addr)
+                           : rp->ops->free (rp->model, &op, addr);
+  if (!ok)
     {
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
                    "%s: free of %#" G_GINT64_MODIFIER "x that the model does not own",
@@ -335,13 +340,14 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
             rp->out->skipped_unknown_frees++;
           return TRUE;
         default:
-          return replay_free (rp, cpu, ev->ts_ns, ev->ptr, res.freed.bytes_alloc, FALSE, error);
+          return replay_free (rp, cpu, ev->ts_ns, ev->ptr, res.freed.bytes_alloc, FALSE,
+                              ev->kind == SIM_TRACE_CACHE_FREE, error);
         }
     }
 
   if (res.implicit
       && !replay_free (rp, cpu, ev->ts_ns, res.implicit_old.ptr, res.implicit_old.bytes_alloc,
-                       TRUE, error))
+                       TRUE, FALSE, error))
     return FALSE;
   if (ev->ptr == 0)
     {

@@ -558,7 +558,7 @@ test_parameters (void **state)
   Fix *f = fix_new ("slqb@2.6.31-slqb:hiwater=100,freebatch=10,slqb_min_order=1", FALSE);
   char *p = ops->params (f->slqb);
   assert_string_equal (p, "slqb_min_order=1,slqb_min_objects=1,hiwater=100,freebatch=10,"
-                          "slqb_stats=1");
+                          "slqb_stats=0");
   g_free (p);
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimSlqbCacheInfo in = info (f, id);
@@ -677,6 +677,60 @@ test_random_workload_keeps_invariants (void **state)
   fix_free (f);
 }
 
+/* L1d misses of @cpu on structures of class @cls so far. */
+static guint64
+misses (Fix *f, guint cpu, SimMemClass cls)
+{
+  return sim_memsys_cpu_stats (f->w.mem, cpu)->class_misses[cls][0];
+}
+
+/* kmem_cache_free and kfree take their own paths (mm/slqb.c): kfree finds
+ * the cache through virt_to_head_slqb_page and page->list->cache;
+ * kmem_cache_free is handed it and reads struct page only for a SLAB_NUMA
+ * cache (__slab_free's node check), never page->list.  CPU 2 frees an
+ * object CPU 0 allocated (same node), with struct page and CPU 0's list
+ * never in CPU 2's L1: the misses there count what each path reads. */
+static void
+test_kmem_cache_free_path (void **state)
+{
+  (void) state;
+  for (int numa = 0; numa <= 1; numa++)
+    {
+      guint64 page_miss[2], list_miss[2];
+      for (int kfree = 0; kfree <= 1; kfree++)
+        {
+          Fix *f = fix_new ("slqb", numa);
+          SimCacheId id = cache (f, "dentry", 192, 0);
+          SimAddr a = sim_slqb_cache_alloc (f->slqb, on (f, 0), id, -1, 0);
+          assert_true (a != 0);
+          guint64 p0 = misses (f, 2, SIM_MEM_STRUCT_PAGE);
+          guint64 l0 = misses (f, 2, SIM_MEM_CPU_SLAB);
+          assert_true (kfree ? sim_slqb_free (f->slqb, on (f, 2), a)
+                             : sim_slqb_cache_free (f->slqb, on (f, 2), a));
+          page_miss[kfree] = misses (f, 2, SIM_MEM_STRUCT_PAGE) - p0;
+          list_miss[kfree] = misses (f, 2, SIM_MEM_CPU_SLAB) - l0;
+          /* Either way the object is on CPU 2's LIFO, counted as a free. */
+          SimSlqbListInfo li = list_of (f, id, 2);
+          assert_int_equal (li.freelist_nr, 1);
+          assert_int_equal (li.stat[SIM_SLQB_FREE], 1);
+          tu_world_check (&f->w);
+          fix_free (f);
+        }
+      g_printerr ("%s: struct page misses kmem_cache_free %" G_GUINT64_FORMAT " kfree %"
+                  G_GUINT64_FORMAT "; per-CPU list lines %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT "\n",
+                  numa ? "NUMA" : "one node", page_miss[0], page_miss[1], list_miss[0], list_miss[1]);
+      /* kfree: the head page (flags, then page->list). */
+      assert_true (page_miss[1] >= 1);
+      if (numa)
+        /* SLAB_NUMA: kmem_cache_free reads the same struct page line. */
+        assert_int_equal (page_miss[0], page_miss[1]);
+      else
+        assert_int_equal (page_miss[0], 0);
+      /* page->list->cache: one load from CPU 0's kmem_cache_cpu, on kfree only. */
+      assert_int_equal (list_miss[1], list_miss[0] + 1);
+    }
+}
+
 int
 main (void)
 {
@@ -695,6 +749,7 @@ main (void)
     cmocka_unit_test (test_checker_catches_corruption),
     cmocka_unit_test (test_gfp_zero_and_bad_frees),
     cmocka_unit_test (test_random_workload_keeps_invariants),
+    cmocka_unit_test (test_kmem_cache_free_path),
   };
   return cmocka_run_group_tests_name ("slqb-rules", tests, NULL, NULL);
 }

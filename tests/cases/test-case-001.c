@@ -1,7 +1,10 @@
 /* test-case-001.c - docs/case-studies/001-kbuild-slqb-slub-slab.md: SLAB,
  * SLUB 2.6.34 and SLQB on generated kernel-build traces (2.6.29 and 6.18
- * formats) on the seed's Core 2 Quad, where slabsim puts SLUB's allocator
- * cycles well above SLAB's, and where that difference comes from. */
+ * formats) on the seed's Core 2 Quad.  What is asserted is what the page
+ * states: the seed's order (the thread's system times: SLAB 192.6 s < SLQB
+ * 194.8 s < SLUB 195.0 s, "slqb consumes less time than slub in system";
+ * no ratio window, the thread timed whole builds), and the page's account
+ * of where SLUB's extra cycles come from. */
 #include "tests/cases/case-util.h"
 
 
@@ -28,14 +31,13 @@ check_kbuild (const char *kernel)
   g_printerr ("kbuild %s: slab %.0f, slub %.0f (%.2fx), slqb %.0f (%.2fx); memory share of the "
               "slub-slab gap %.0f%%; freeptr misses %.0f / %.0f, struct page %.0f / %.0f\n",
               kernel, a, u, u / a, q, q / a, 100 * share, fa, fu, pa, pu);
-  /* The page's tolerances: SLUB 1.3-2.2x SLAB, SLQB 1.1-2.0x, memory
-   * latency at least 60 % of SLUB's extra cycles, SLUB's free pointer
-   * misses at least 20x SLAB's and its struct page misses at least 4x. */
-  assert_true (u >= 1.3 * a && u <= 2.2 * a);
-  assert_true (q >= 1.1 * a && q <= 2.0 * a);
-  assert_true (share >= 0.60);
-  assert_true (fu >= 20 * fa);
-  assert_true (pu >= 4 * pa);
+  /* The seed's order: SLAB cheapest, SLQB below SLUB. */
+  assert_true (a < q && q < u);
+  /* The page's explanation: memory latency is most of SLUB's extra
+   * cycles, from free-pointer and struct page misses SLAB does not have. */
+  assert_true (share > 0.5);
+  assert_true (fu > fa);
+  assert_true (pu > pa);
 
   /* Without the caller's touches SLAB's object misses go, SLUB's free
    * pointer misses stay: the gap widens. */
