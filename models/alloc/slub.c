@@ -82,10 +82,12 @@
  * What it leaves out.  Debug caches (red zones, poisoning, user tracking:
  * SLUB_DEBUG off), memcg accounting, freelist randomisation and hardening
  * (CONFIG_SLAB_FREELIST_RANDOM/HARDENED off: freelists are in ascending
- * address order, pointers stored plainly), pfmemalloc, kmem_cache_shrink
- * and the defragmentation of remote nodes' partial lists
- * (get_any_partial is not attempted: remote_node_defrag_ratio treated as
- * 0), the parts of sheaves listed above, and interrupts: an operation runs to completion on its CPU,
+ * address order, pointers stored plainly), pfmemalloc, kmem_cache_shrink,
+ * memory policies and cpusets in get_any_partial's zonelist walk (it is
+ * modelled: another node's partial slab before a new page, gated by
+ * remote_node_defrag_ratio against the simulated clock as the kernel
+ * gates it against get_cycles()), the parts of sheaves listed above, and
+ * interrupts: an operation runs to completion on its CPU,
  * so the races the kernel re-checks for (a cpu slab appearing while
  * interrupts were enabled) never happen and cmpxchg never fails.
  */
@@ -116,6 +118,7 @@ typedef struct {
   guint    cpu_stat_offset;      /* offset of stat[] in kmem_cache_cpu */
   guint    pcpu_layout;          /* where kmem_cache_cpu lives (PCPU_*) */
   guint    local_node;           /* offset of kmem_cache.local_node; 0 = none */
+  guint    defrag_ratio;         /* kmem_cache_open's (remote_node_)defrag_ratio */
 } SlubEra;
 
 /* Where each CPU's kmem_cache_cpu is placed.
@@ -150,7 +153,7 @@ enum { PCPU_PACKED, PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC, PCPU_DYNAMIC };
 
 static const SlubEra eras[] = {
   { "2.6.23", SIM_SLUB_2_6_23, TRUE,  TRUE,  FALSE, FALSE, FALSE, FALSE, TRUE,  2, 192, 0,
-    PCPU_PACKED, 0 },
+    PCPU_PACKED, 0, 100 },
   /* x86-64 include/linux/slub_def.h with SLUB_DEBUG, NUMA and SMP.
    * kmem_cache_cpu {freelist 0, page 8, node 16, offset 20, objsize 24,
    * stat[] 28}; kmem_cache {flags 0, size 8, objsize 12, offset 16,
@@ -159,16 +162,16 @@ static const SlubEra eras[] = {
    * refcount, ctor, inuse, align, min_partial, name, list, kobj (64
    * bytes), remote_node_defrag_ratio, node[] 240, cpu_slab[]}. */
   { "2.6.33", SIM_SLUB_2_6_33, FALSE, TRUE,  TRUE,  FALSE, FALSE, TRUE,  TRUE,  0, 240, 28,
-    PCPU_STATIC_ARRAY, 32 },
+    PCPU_STATIC_ARRAY, 32, 1000 },
   /* kmem_cache_cpu {freelist 0, page 8, node 16, stat[] 20}; kmem_cache
    * {cpu_slab 0, flags 8, size 16, objsize 20, offset 24, oo 32,
    * local_node 40..103, ... as 2.6.33 ..., node[] 248}: the fast path's
    * s->cpu_slab and s->offset share line 0 with local_node.list_lock,
    * nr_partial and the partial list head. */
   { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 248, 20,
-    PCPU_KMALLOC_STATIC, 40 },
+    PCPU_KMALLOC_STATIC, 40, 1000 },
   { "6.18",   SIM_SLUB_6_18,   FALSE, FALSE, FALSE, TRUE,  TRUE,  TRUE,  FALSE, 0, 256, 48,
-    PCPU_DYNAMIC, 0 },
+    PCPU_DYNAMIC, 0, 1000 },
 };
 
 /* 2.6.33/2.6.34 have 18 stat items: the model's list without
@@ -230,6 +233,8 @@ static const SlubEra eras[] = {
  * latency comes on top, from the cache model. */
 #define SLUB_COSTS(X)                                                        \
   X (FAST_ALLOC,        18)   /* slab_alloc fast path, irq save/restore */   \
+  X (ANY_PARTIAL,        8)   /* get_any_partial: get_cycles, the ratio test */ \
+  X (ANY_PARTIAL_ZONE,   6)   /* one zonelist entry: zone_to_nid, cpuset, nr_partial test */ \
   X (FAST_FREE,         18)                                                  \
   X (SLOW_ALLOC,        40)   /* __slab_alloc entry and exit */              \
   X (SLOW_FREE,         35)   /* __slab_free */                              \
@@ -661,6 +666,11 @@ unfreeze_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, gboolean tail)
   slab->frozen = 0;
   slab->where = WHERE_NONE;
   wr_page (op, slab);                          /* ClearSlabFrozen */
+  /* 2.6.23's unfreeze_slab has no tail argument: a slab with free
+   * objects goes to the head (add_partial is list_add); only empty ones
+   * go to the tail (add_partial_tail). */
+  if (m->era->id == SIM_SLUB_2_6_23)
+    tail = FALSE;
   if (slab->inuse)
     {
       if (slab->freelist != NIL)
@@ -916,12 +926,63 @@ get_partial_node (SimSlub *m, SimOp *op, SlubCache *s, SlubNode *n)
   return first;
 }
 
+/* get_any_partial (CONFIG_NUMA): take a partial slab from another node
+ * rather than a new page, when the other node has more than min_partial
+ * of them.  remote_node_defrag_ratio (2.6.23: defrag_ratio) gates it:
+ * attempted unless get_cycles() % 1024 > ratio, i.e. about 98 % of the
+ * time with 6.18's and 2.6.34's 1000, 10 % with 2.6.23's 100.  get_cycles()
+ * is the TSC; here it is the simulated clock, in cycles, at which the
+ * allocation call began (the phase of the read within 1024 cycles is as
+ * arbitrary in the kernel; the call's start keeps it deterministic and
+ * independent of how the path before it is costed).  The zonelist is that
+ * of the CPU's node (slab_node / mempolicy_slab_node with no mempolicy):
+ * nearest first, the CPU's own node, then the others in the order
+ * build_zonelists gives equal distances (the nodes after it, then those
+ * before).  One Normal zone per node is walked. */
 static Slab *
-get_partial (SimSlub *m, SimOp *op, SlubCache *s, gint node)
+get_any_partial (SimSlub *m, SimOp *op, SlubCache *s)
+{
+  if (m->n_nodes < 2)
+    return NULL;                     /* !CONFIG_NUMA, or one node */
+  sim_op_instr (op, COST_ANY_PARTIAL);
+  rd_kc (op, s, m->era->kmem_cache_size - 8);  /* s->remote_node_defrag_ratio */
+  guint ratio = m->era->defrag_ratio;
+  SimTime tsc = op->t - sim_op_cycles (op);      /* the call's start */
+  if (ratio == 0 || tsc % 1024 > ratio)
+    return NULL;
+  guint min_partial = m->era->min_partial_fixed ? m->era->min_partial_fixed : s->g.min_partial;
+  guint local = node_of_cpu (m, op->cpu);
+  for (guint k = 0; k < m->n_nodes; k++)
+    {
+      guint nid = (local + k) % m->n_nodes;
+      SlubNode *n = &s->node[nid];
+      sim_op_instr (op, COST_ANY_PARTIAL_ZONE);
+      rd_kc (op, s, m->era->kmem_cache_size + 8 * nid);  /* get_node (s, nid) */
+      sim_op_read (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
+      if (n->nr_partial > min_partial)
+        {
+          Slab *slab = get_partial_node (m, op, s, n);
+          if (slab)
+            return slab;
+        }
+    }
+  return NULL;
+}
+
+/* get_partial: the requested node (the CPU's for NUMA_NO_NODE), then,
+ * unless __GFP_THISNODE (6.18: only when a node was asked for), any
+ * node. */
+static Slab *
+get_partial (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
 {
   guint nid = node == SIM_NUMA_NO_NODE ? node_of_cpu (m, op->cpu) : (guint) node % m->n_nodes;
   rd_kc (op, s, m->era->kmem_cache_size + 8 * nid);      /* s->node[nid] */
-  return get_partial_node (m, op, s, &s->node[nid]);
+  Slab *slab = get_partial_node (m, op, s, &s->node[nid]);
+  gboolean thisnode = (gfp & SIM_GFP_THISNODE)
+                      && (!m->era->tid || node != SIM_NUMA_NO_NODE);
+  if (slab || thisnode)
+    return slab;
+  return get_any_partial (m, op, s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1001,7 +1062,7 @@ slow_alloc_2_6 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c, gint node,
         }
       deactivate_2_6 (m, op, s, c);
     }
-  slab = get_partial (m, op, s, node);
+  slab = get_partial (m, op, s, node, gfp);
   if (slab)
     {
       install_cpu_slab (m, op, s, c, slab);
@@ -1089,7 +1150,7 @@ slow_alloc_618 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c, gint node,
       put_partials_618 (m, op, s, slab);
     }
 
-  slab = get_partial (m, op, s, node);
+  slab = get_partial (m, op, s, node, gfp);
   if (slab == NULL)
     {
       slab = new_slab (m, op, s, node, gfp);
@@ -1239,7 +1300,10 @@ slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, gu
   rd_page (op, slab);
   guint16 prior = slab->freelist;
   gboolean was_frozen = slab->frozen;
-  gboolean has_cpu_partial = s->g.cpu_partial_slabs > 0;
+  /* kmem_cache_has_cpu_partial: CONFIG_SLUB_CPU_PARTIAL and no debug,
+   * whatever cpu_partial says; cpu_partial=0 only makes every chain one
+   * slab long (put_cpu_partial drains the old one first). */
+  gboolean has_cpu_partial = m->era->cpu_partial;
   SlubNode *n = NULL;
   gboolean on_node_partial = FALSE;
 

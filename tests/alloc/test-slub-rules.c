@@ -267,6 +267,141 @@ test_cpu_partial_618 (void **state)
   fix_free (f);
 }
 
+/* An operation on @cpu starting at simulated time @t. */
+static SimOp *
+on_at (Fix *f, guint cpu, SimTime t)
+{
+  sim_op_begin (&f->op, f->w.mem, cpu, t);
+  return &f->op;
+}
+
+/* get_any_partial on the 2-node nehalem-ep-2s (CPUs alternate between the
+ * nodes: 0, 2, 4 on node 0, 1 on node 1).  CPU 1 fills @full slabs and
+ * frees one object of each of the first @freed, which leaves them on node
+ * 1's partial list (6.18 with cpu_partial=0: through one-slab cpu partial
+ * chains, each drained to the node by the next).  Then node-0 CPUs
+ * allocate: with remote_node_defrag_ratio R (2.6.23's defrag_ratio) the
+ * kernel tries the other node unless get_cycles() % 1024 > R — the model's
+ * get_cycles() is the operation's simulated clock — and only takes a node
+ * holding more than min_partial partial slabs. */
+static void
+check_any_partial (const char *spec, guint full, guint freed, guint ratio, guint min_partial,
+                   guint expect_partial)
+{
+  Fix *f = fix_new (spec, 0);
+  SimCacheId id = cache (f, "test_1024", 1024, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  guint per_slab = in.g.objects;
+  SimAddr *objs = g_new (SimAddr, per_slab * full);
+  for (guint i = 0; i < per_slab * full; i++)
+    {
+      objs[i] = sim_slub_cache_alloc (f->slub, on (f, 1), id, -1, 0);
+      assert_true (objs[i] != 0);
+    }
+  for (guint k = 0; k < freed; k++)
+    assert_true (sim_slub_free (f->slub, on (f, 1), objs[k * per_slab]));
+  info (f, id, &in);
+  assert_int_equal (in.partial_slabs, expect_partial);
+  assert_true (expect_partial > min_partial);
+  guint64 slabs = in.slabs, from_partial = in.stat[SIM_SLUB_ALLOC_FROM_PARTIAL];
+
+  /* get_cycles() % 1024 > ratio: not attempted, a new slab on node 0. */
+  assert_true (sim_slub_cache_alloc (f->slub, on_at (f, 2, ratio + 1), id, -1, 0) != 0);
+  info (f, id, &in);
+  assert_int_equal (in.slabs, slabs + 1);
+  assert_int_equal (in.partial_slabs, expect_partial);
+
+  /* __GFP_THISNODE for node 0: never another node. */
+  assert_true (sim_slub_cache_alloc (f->slub, on_at (f, 4, 0), id, 0, SIM_GFP_THISNODE) != 0);
+  info (f, id, &in);
+  assert_int_equal (in.slabs, slabs + 2);
+
+  /* At a time inside the ratio: node 1's first partial slab, no new page;
+   * its one free object is the one CPU 1 freed there. */
+  SimAddr a = sim_slub_cache_alloc (f->slub, on_at (f, 0, 0), id, -1, 0);
+  info (f, id, &in);
+  assert_int_equal (in.slabs, slabs + 2);
+  assert_int_equal (in.partial_slabs, expect_partial - 1);
+  assert_int_equal (in.stat[SIM_SLUB_ALLOC_FROM_PARTIAL], from_partial + 1);
+  gboolean one_of_freed = FALSE;
+  for (guint k = 0; k < freed; k++)
+    one_of_freed |= a == objs[k * per_slab];
+  assert_true (one_of_freed);
+  tu_world_check (&f->w);
+  g_free (objs);
+  fix_free (f);
+}
+
+static void
+test_get_any_partial (void **state)
+{
+  (void) state;
+  /* 2.6.34: remote_node_defrag_ratio 1000, min_partial set to 1. */
+  check_any_partial ("slub@2.6.34:min_partial=1", 3, 2, 1000, 1, 2);
+  /* 6.18: the same ratio; cpu_partial=0 so the slabs reach the node list. */
+  check_any_partial ("slub@6.18:min_partial=1,cpu_partial=0", 4, 3, 1000, 1, 2);
+  /* 2.6.23: defrag_ratio 100 and MIN_PARTIAL 2. */
+  check_any_partial ("slub@2.6.23", 4, 3, 100, 2, 3);
+}
+
+/* Node 1 at exactly min_partial partial slabs is not raided, and one
+ * node (numa=false) never has another to try. */
+static void
+test_get_any_partial_limits (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@2.6.34:min_partial=2", 0);
+  SimCacheId id = cache (f, "test_1024", 1024, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  guint per_slab = in.g.objects;
+  SimAddr *objs = g_new (SimAddr, per_slab * 3);
+  for (guint i = 0; i < per_slab * 3; i++)
+    objs[i] = sim_slub_cache_alloc (f->slub, on (f, 1), id, -1, 0);
+  assert_true (sim_slub_free (f->slub, on (f, 1), objs[0]));
+  assert_true (sim_slub_free (f->slub, on (f, 1), objs[per_slab]));
+  info (f, id, &in);
+  assert_int_equal (in.partial_slabs, 2);
+  guint64 slabs = in.slabs;
+  assert_true (sim_slub_cache_alloc (f->slub, on_at (f, 0, 0), id, -1, 0) != 0);
+  info (f, id, &in);
+  assert_int_equal (in.slabs, slabs + 1);
+  assert_int_equal (in.partial_slabs, 2);
+  tu_world_check (&f->w);
+  g_free (objs);
+  fix_free (f);
+}
+
+/* 6.18 with cpu_partial=0 keeps kmem_cache_has_cpu_partial's semantics:
+ * a free into a full slab still parks it on the CPU's partial chain
+ * (cpu_partial_free); the chain is only one slab long, so the next such
+ * free drains the previous one to the node (cpu_partial_drain). */
+static void
+test_cpu_partial_zero_618 (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slub@6.18:cpu_partial=0", 0);
+  SimCacheId id = cache (f, "test_1024", 1024, 0);
+  SimSlubCacheInfo in;
+  info (f, id, &in);
+  assert_int_equal (in.g.cpu_partial_slabs, 0);
+  guint per_slab = in.g.objects;
+  SimAddr *objs = g_new (SimAddr, per_slab * 3);
+  tu_world_alloc_n (&f->w, id, 0, objs, per_slab * 3);
+  for (guint s = 0; s < 2; s++)
+    assert_true (sim_slub_free (f->slub, on (f, 0), objs[s * per_slab]));
+  info (f, id, &in);
+  assert_int_equal (in.stat[SIM_SLUB_CPU_PARTIAL_FREE], 2);
+  assert_int_equal (in.stat[SIM_SLUB_CPU_PARTIAL_DRAIN], 1);
+  assert_int_equal (in.stat[SIM_SLUB_FREE_ADD_PARTIAL], 1);
+  assert_int_equal (in.cpu_partial_slabs, 1);
+  assert_int_equal (in.partial_slabs, 1);
+  tu_world_check (&f->w);
+  g_free (objs);
+  fix_free (f);
+}
+
 /* When the preferred order cannot be had, new_slab falls back to s->min
  * (order_fallback) and the slab holds fewer objects. */
 static void
@@ -391,6 +526,9 @@ main (void)
     cmocka_unit_test (test_free_add_and_remove_partial),
     cmocka_unit_test (test_empty_retention_min_partial),
     cmocka_unit_test (test_cpu_partial_618),
+    cmocka_unit_test (test_cpu_partial_zero_618),
+    cmocka_unit_test (test_get_any_partial),
+    cmocka_unit_test (test_get_any_partial_limits),
     cmocka_unit_test (test_order_fallback),
     cmocka_unit_test (test_kmalloc_classes_and_pass_through),
     cmocka_unit_test (test_gfp_zero_touches_object),
