@@ -81,11 +81,16 @@ typedef struct {
   const char *name;
   SimSlabEraId id;
   gboolean transfer_touches;     /* 2.6.23: transfer_objects sets to->touched */
+  /* L1_CACHE_BYTES of a generic x86-64 build, which decides size-96/192
+   * (kmalloc_sizes.h): 2.6.23's arch/x86_64/Kconfig X86_L1_CACHE_BYTES is
+   * 128 for GENERIC_CPU; 2.6.34's arch/x86/Kconfig.cpu
+   * X86_L1_CACHE_SHIFT is 6 for GENERIC_CPU. */
+  guint    l1_cache_bytes;
 } SlabEra;
 
 static const SlabEra eras[] = {
-  { "2.6.34", SIM_SLAB_2_6_34, FALSE },
-  { "2.6.23", SIM_SLAB_2_6_23, TRUE },
+  { "2.6.34", SIM_SLAB_2_6_34, FALSE, 64 },
+  { "2.6.23", SIM_SLAB_2_6_23, TRUE, 128 },
 };
 
 #define HZ                  250u      /* CONFIG_HZ_250, the 2.6.2x default */
@@ -94,7 +99,6 @@ static const SlabEra eras[] = {
 #define BATCHREFILL_LIMIT   16u
 #define ALIEN_LIMIT         12u
 #define BYTES_PER_WORD      8u
-#define L1_CACHE_BYTES      64u       /* x86-64 generic build: decides size-96/192 */
 #define KMALLOC_SHIFT_HIGH  22u       /* MAX_ORDER 11 + PAGE_SHIFT 12 - 1 */
 #define KMALLOC_MAX_SIZE    (1u << KMALLOC_SHIFT_HIGH)
 #define KMALLOC_MAX_ORDER   (KMALLOC_SHIFT_HIGH - SIM_PAGE_SHIFT)
@@ -1229,10 +1233,24 @@ SimAddr
 sim_slab_kmalloc (SimSlab *m, SimOp *op, gsize size, gint node, guint32 gfp)
 {
   /* SLAB of these eras has no page-allocator pass-through: above the
-   * largest general cache kmalloc fails. */
-  SlabCache *c = find_general_cachep (m, op, MAX (size, 1), gfp);
+   * largest general cache kmalloc fails.
+   *
+   * slab_def.h's kmalloc picks the cache at compile time when the size is
+   * a constant (__builtin_constant_p): one load of
+   * malloc_sizes[i].cs_cachep (cs_dmacachep for GFP_DMA), then
+   * kmem_cache_alloc; only a variable size goes through __kmalloc and
+   * __find_general_cachep's walk.  A trace cannot tell the two apart;
+   * most kmalloc call sites pass a constant (sizeof a structure), so the
+   * model charges the compile-time path for every kmalloc
+   * (docs/models/slab.md). */
+  SlabCache *c = find_general_cachep (m, NULL, MAX (size, 1), gfp);
   if (c == NULL)
     return 0;
+  guint i = 0;
+  while (m->sizes[i] < MAX (size, 1))
+    i++;
+  sim_op_read (op, m->malloc_sizes_addr + 24 * (SimAddr) i + ((gfp & SIM_GFP_DMA) ? 16 : 8), 8,
+               SIM_MEM_CACHE_META);
   return cache_alloc_node (m, op, c, node, gfp);
 }
 
@@ -1710,7 +1728,7 @@ create_general_caches (SimSlab *m, SimOp *op, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (all_sizes); i++)
     {
       guint32 s = all_sizes[i];
-      if ((s == 96 && L1_CACHE_BYTES >= 64) || (s == 192 && L1_CACHE_BYTES >= 128))
+      if ((s == 96 && m->era->l1_cache_bytes >= 64) || (s == 192 && m->era->l1_cache_bytes >= 128))
         continue;
       if (s > KMALLOC_MAX_SIZE)
         continue;

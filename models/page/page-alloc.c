@@ -687,6 +687,11 @@ pa_nr_pcp_alloc (PaPcp *p, guint order)
   if (high < base)
     return 1;
   gint batch = order ? base : base << p->alloc_factor;
+  /* "If we had larger pcp->high, we could avoid to allocate from zone":
+   * an auto-tuned pcp grows its high by the batch it refills (the model
+   * has no watermarks, so ZONE_BELOW_HIGH is never set). */
+  if (p->high_min != p->high_max)
+    high = p->high = MIN (high + batch, p->high_max);
   if (!order)
     {
       gint max_nr = MAX (high - p->count - base, base);

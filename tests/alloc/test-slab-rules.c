@@ -934,6 +934,51 @@ test_deterministic (void **state)
   assert_int_equal (a, b);
 }
 
+/* 2.6.23 on a generic x86-64 build: X86_L1_CACHE_BYTES is 128 for
+ * GENERIC_CPU (arch/x86_64/Kconfig), so kmalloc_sizes.h has neither
+ * size-96 nor size-192 and 129..256 bytes go to size-256. */
+static void
+test_kmalloc_classes_2_6_23 (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slab@2.6.23");
+  assert_true (sim_slab_cache_by_name (f->slab, "size-96") == SIM_CACHE_NONE);
+  assert_true (sim_slab_cache_by_name (f->slab, "size-192") == SIM_CACHE_NONE);
+  SimCacheId id = sim_slab_kmalloc_cache (f->slab, 150, 0);
+  assert_true (id != SIM_CACHE_NONE);
+  assert_string_equal (info (f, id).name, "size-256");
+  fix_free (f);
+}
+
+/* A constant-size kmalloc picks its cache at compile time (slab_def.h):
+ * the cost does not grow with the size class's position in
+ * malloc_sizes[] (no __find_general_cachep walk).  Warm each class first,
+ * then compare a hot kmalloc of the smallest and of a large class. */
+static void
+test_kmalloc_no_walk (void **state)
+{
+  (void) state;
+  Fix *f = fix_new ("slab");
+  guint64 instr[2];
+  gsize sizes[2] = { 32, 65536 };
+  for (guint k = 0; k < 2; k++)
+    {
+      SimAddr a = sim_slab_kmalloc (f->slab, on (f, 0), sizes[k], -1, 0);
+      SimAddr b = sim_slab_kmalloc (f->slab, on (f, 0), sizes[k], -1, 0);
+      assert_true (a && b);
+      assert_true (sim_slab_free (f->slab, on (f, 0), b));
+      SimOp *op = on (f, 0);
+      b = sim_slab_kmalloc (f->slab, op, sizes[k], -1, 0);
+      assert_true (b != 0);
+      instr[k] = op->cost.instr;
+      assert_true (sim_slab_free (f->slab, on (f, 0), a));
+      assert_true (sim_slab_free (f->slab, on (f, 0), b));
+    }
+  assert_int_equal (instr[0], instr[1]);
+  tu_world_check (&f->w);
+  fix_free (f);
+}
+
 int
 main (void)
 {
@@ -950,6 +995,8 @@ main (void)
     cmocka_unit_test (test_calculate_slab_order),
     cmocka_unit_test (test_break_order_small_memory),
     cmocka_unit_test (test_kmalloc_classes),
+    cmocka_unit_test (test_kmalloc_classes_2_6_23),
+    cmocka_unit_test (test_kmalloc_no_walk),
     cmocka_unit_test (test_params),
     cmocka_unit_test (test_checker_catches_corruption),
     cmocka_unit_test (test_reap_timer_on_engine),

@@ -189,7 +189,10 @@ test_618_params (void **state)
   pt_env_free (e);
 }
 
-/* 6.18 refill: nr_pcp_alloc grows with alloc_factor: 63, then 126. */
+/* 6.18 refill: nr_pcp_alloc grows with alloc_factor: 63, then 126, and
+ * an auto-tuned pcp raises its high by each refill's batch ("if we had
+ * larger pcp->high, we could avoid to allocate from zone"): 493 + 63,
+ * then + 126. */
 static void
 test_618_refill_scaling (void **state)
 {
@@ -200,11 +203,13 @@ test_618_refill_scaling (void **state)
   SimPagePcpInfo p = pt_pcp (e, 0, 0);
   assert_int_equal (p.count, 62);
   assert_int_equal (p.alloc_factor, 1);
+  assert_int_equal (p.high, 493 + 63);
   alloc_n (e, 0, 0, 63, a);
   p = pt_pcp (e, 0, 0);
   assert_int_equal (sim_page_stats (e->pa)->pcp_refills, 2);
   assert_int_equal (p.count, 125);
   assert_int_equal (p.alloc_factor, 2);
+  assert_int_equal (p.high, 493 + 63 + 126);
   /* A free halves alloc_factor. */
   pt_free (e, 0, a[0], 0);
   assert_int_equal (pt_pcp (e, 0, 0).alloc_factor, 1);
