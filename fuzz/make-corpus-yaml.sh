@@ -25,6 +25,7 @@ withset set-huge-l3 $M/nehalem-ep-2s.yaml caches.L3.size=256G caches.L3.ways=1
 withset set-ways-512 $M/nehalem-ep-2s.yaml caches.L1d.ways=512
 withset set-bad-yaml $M/nehalem-ep-2s.yaml 'numa=[1, 2' 'machine.name={a: *b}'
 withset set-cpu-map $M/core2-quad.yaml 'topology.cpus=[{cpu: 0, socket: 0, core: 0, thread: 0}, {cpu: 1, socket: 0, core: 2, thread: 0}, {cpu: 2, socket: 0, core: 1, thread: 0}, {cpu: 3, socket: 0, core: 3, thread: 0}]'
+withset set-escapes $M/core2-quad.yaml 'description="a\x85b\u2028c\x80"' 'name="n\ufeff\t"'
 pr () { printf '%s\n' "$2" > "$C/$1"; }
 pr small-machine.yaml 'name: t
 frequency: 2GHz
