@@ -37,7 +37,7 @@ G_DEFINE_QUARK (slabsim-sweep-error-quark, sim_sweep_error)
 /* The most points a sweep may have (docs/testing.md, "Limits").  Checked on
  * the product of the axes' lengths before anything is expanded: three axes
  * of 0..100000 would otherwise grow until memory runs out. */
-#define MAX_POINTS 1000000u
+#define MAX_POINTS SIM_SWEEP_MAX_POINTS
 
 /* @a * @b, saturating at G_MAXUINT64. */
 static guint64

@@ -36,6 +36,9 @@ typedef enum {
 
 #define SIM_SWEEP_ID_LEN 16
 
+/* The most points a plan may have (docs/testing.md, "Limits"). */
+#define SIM_SWEEP_MAX_POINTS 1000000u
+
 typedef struct {
   char *key;                     /* "slub_max_order", "machine.numa", "touch" */
   char *value;                   /* as written */
