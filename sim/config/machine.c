@@ -74,6 +74,9 @@ static const SimField root_fields[] = {
     0, 0, NULL, "string", "one line for \"slabsim machine list\"" },
   { "frequency", SIM_FIELD_FREQUENCY, SIM_FIELD_REQUIRED, SIM_FIELD_AT (SimMachine, frequency_ghz),
     NULL, 0, 0, NULL, "frequency", "core clock; converts every latency given in ns to cycles" },
+  { "tsc", SIM_FIELD_FREQUENCY, 0, SIM_FIELD_AT (SimMachine, tsc_ghz), NULL, 0, 0, NULL,
+    "frequency", "rate of the time-stamp counter (the cycles get_cycles() and slab-test print); "
+    "default: the core clock" },
   { "topology", SIM_FIELD_CUSTOM, SIM_FIELD_REQUIRED, -1, 0, NULL, 0, 0, NULL, "mapping",
     "sockets, cores and threads, and how Linux numbers the CPUs" },
   { "caches", SIM_FIELD_CUSTOM, SIM_FIELD_REQUIRED, -1, 0, NULL, 0, 0, NULL, "mapping",
@@ -568,6 +571,15 @@ load_section (SimMachine *m, const SimYamlNode *root, const char *key,
          && sim_schema_load (node, fields, n, m, m->frequency_ghz, error);
 }
 
+/* A machine without tsc: a constant TSC at the core clock. */
+static gboolean
+fill_tsc (SimMachine *m)
+{
+  if (m->tsc_ghz <= 0)
+    m->tsc_ghz = m->frequency_ghz;
+  return TRUE;
+}
+
 static SimMachine *
 machine_from_doc (SimYamlDoc *doc, const char *origin, const char *const *overrides,
                   GError **error)
@@ -587,6 +599,7 @@ machine_from_doc (SimYamlDoc *doc, const char *origin, const char *const *overri
   const SimYamlNode *root = doc->root;
   if (!sim_yaml_expect (root, SIM_YAML_MAPPING, error)
       || !sim_schema_load (root, root_fields, G_N_ELEMENTS (root_fields), m, 0, error)
+      || !fill_tsc (m)
       || !load_topology (m, sim_yaml_lookup (root, "topology"), error)
       || !load_caches (m, sim_yaml_lookup (root, "caches"), error)
       || !load_section (m, root, "coherence", coherence_fields,
