@@ -126,6 +126,53 @@ test_every_machine (void **state)
                                                             NULL }, 0);
       check_text (out, m->n_cpus, COUNT);
     }
+  /* The six machines of the published tables are bundled, each with its
+   * TSC at the nominal clock. */
+  const char *const want[] = { "pentium4", "athlon64-x2", "haswell", "ivybridge-ep",
+                               "broadwell-ep", "zen1" };
+  const double ghz[] = { 3.0, 2.0, 4.0, 2.4, 3.6, 3.0 };
+  const guint cpus[] = { 2, 2, 8, 48, 12, 16 };
+  for (guint w = 0; w < G_N_ELEMENTS (want); w++)
+    {
+      assert_true (g_strv_contains (names, want[w]));
+      g_autoptr (SimMachine) m = sim_machine_load (want[w], NULL, NULL);
+      assert_non_null (m);
+      assert_true (m->tsc_ghz == ghz[w]);
+      assert_int_equal (m->n_cpus, cpus[w]);
+    }
+}
+
+/* The geometry the calibration machines' comments promise. */
+static void
+test_calibration_machines (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) p4 = sim_machine_load ("pentium4", NULL, NULL);
+  assert_int_equal (p4->n_levels, 2);               /* no L3 */
+  assert_int_equal (p4->levels[0].size, 16 * 1024);
+  assert_int_equal (p4->levels[0].ways, 8);
+  assert_int_equal (p4->threads_per_core, 2);
+  g_autoptr (SimMachine) k8 = sim_machine_load ("athlon64-x2", NULL, NULL);
+  assert_int_equal (k8->levels[0].size, 64 * 1024);
+  assert_int_equal (k8->levels[0].ways, 2);
+  assert_int_equal (k8->levels[1].inclusion, SIM_INCL_EXCLUSIVE);
+  assert_int_equal (k8->levels[1].ways, 16);
+  g_autoptr (SimMachine) hsw = sim_machine_load ("haswell", NULL, NULL);
+  assert_int_equal (hsw->levels[2].size, 8 * 1024 * 1024);
+  assert_int_equal (hsw->levels[2].inclusion, SIM_INCL_INCLUSIVE);
+  /* 30 MiB and 15 MiB L3s: the real 20 ways give non-power-of-two sets;
+   * the files keep the capacity with 15 ways. */
+  g_autoptr (SimMachine) ivb = sim_machine_load ("ivybridge-ep", NULL, NULL);
+  assert_int_equal (ivb->sockets, 2);
+  assert_int_equal (ivb->levels[2].size, 30ull * 1024 * 1024);
+  assert_int_equal (ivb->levels[2].ways, 15);
+  g_autoptr (SimMachine) bdw = sim_machine_load ("broadwell-ep", NULL, NULL);
+  assert_int_equal (bdw->levels[2].size, 15ull * 1024 * 1024);
+  g_autoptr (SimMachine) zen = sim_machine_load ("zen1", NULL, NULL);
+  assert_int_equal (zen->levels[1].size, 512 * 1024);
+  assert_int_equal (zen->levels[2].size, 8 * 1024 * 1024);
+  assert_int_equal (zen->levels[2].shared_cores, 4);  /* one L3 per CCX */
+  assert_int_equal (zen->levels[2].inclusion, SIM_INCL_EXCLUSIVE);
 }
 
 /* Every allocator model and era runs the module. */
@@ -253,6 +300,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_every_machine),
+    cmocka_unit_test (test_calibration_machines),
     cmocka_unit_test (test_every_allocator),
     cmocka_unit_test (test_json_and_selection),
     cmocka_unit_test (test_tsc_cycles),
