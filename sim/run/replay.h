@@ -70,6 +70,10 @@ typedef struct {
   guint64 events;
   guint64 allocs_replayed, frees_replayed, implicit_frees_replayed;
   guint64 skipped_failed_allocs, skipped_null_frees, skipped_unknown_frees;
+  /* kmallocs above the model's kmalloc_max (NULL in that kernel), and the
+   * frees (explicit or implicit) of their pointers */
+  guint64 refused_allocs, skipped_refused_frees;
+  guint64 events_without_cpu;     /* no [cpu] in the trace: replayed on CPU 0 */
   guint64 caches_created;
 } SimReplayResult;
 
