@@ -162,6 +162,68 @@ test_missing_cpu_runs_on_cpu0 (void **state)
   unlink (path);
 }
 
+/* A short trace over CPUs 0..1023 of both nodes: kmallocs of four sizes
+ * and vm_area_struct objects, freed on other CPUs. */
+static char *
+cpu1024_trace (void)
+{
+  static const guint cpus[] = { 0, 1, 511, 512, 1022, 1023 };
+  static const guint sizes[] = { 8, 200, 3000, 9000 };
+  GString *t = g_string_new (NULL);
+  guint ts = 1;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < G_N_ELEMENTS (cpus); i++)
+      for (guint j = 0; j < G_N_ELEMENTS (sizes); j++)
+        {
+          guint64 p = G_GUINT64_CONSTANT (0xffff888100000000) + (guint64) (i * 16 + j) * 0x1000;
+          guint cpu = pass ? cpus[(i + 3) % G_N_ELEMENTS (cpus)] : cpus[i];
+          if (pass == 0)
+            g_string_append_printf (t,
+              "  bash-1  [%04u] .....   1.%06u: kmalloc: call_site=a+0x1/0x2 ptr=%" G_GINT64_MODIFIER
+              "x bytes_req=%u bytes_alloc=%u gfp_flags=GFP_KERNEL\n"
+              "  bash-1  [%04u] .....   1.%06u: kmem_cache_alloc: call_site=a+0x1/0x2 ptr=%"
+              G_GINT64_MODIFIER "x name=vm_area_struct bytes_req=192 bytes_alloc=192 "
+              "gfp_flags=GFP_KERNEL\n", cpu, ts, p, sizes[j], sizes[j], cpu, ts + 1, p + 0x800);
+          else
+            g_string_append_printf (t,
+              "  bash-1  [%04u] .....   1.%06u: kfree: call_site=a+0x1/0x2 ptr=%" G_GINT64_MODIFIER "x\n"
+              "  bash-1  [%04u] .....   1.%06u: kmem_cache_free: call_site=a+0x1/0x2 ptr=%"
+              G_GINT64_MODIFIER "x name=vm_area_struct\n", cpu, ts, p, cpu, ts + 1, p + 0x800);
+          ts += 2;
+        }
+  char *path = tu_write_temp (".trace", t->str, -1);
+  g_string_free (t, TRUE);
+  return path;
+}
+
+/* The largest machine the docs allow, 1024 CPUs (2 sockets x 256 cores x 2
+ * threads, NUMA and not), through every allocator and era with --check:
+ * the static and per-CPU areas are sized for the machine (no "static area
+ * exhausted" critical, no structure at address 0), every event replays. */
+static void
+test_1024_cpus_every_model (void **state)
+{
+  (void) state;
+  g_autofree char *path = cpu1024_trace ();
+  const char *const numa[] = { "memory.numa=true", "memory.numa=false" };
+  for (guint n = 0; n < G_N_ELEMENTS (numa); n++)
+    for (guint i = 0; i < G_N_ELEMENTS (limits); i++)
+      {
+        const char *extra[] = {
+          "-m", "nehalem-ep-2s", "--set", "topology.sockets=2",
+          "--set", "topology.cores_per_socket=256", "--set", "topology.threads_per_core=2",
+          "--set", numa[n], "--set", "caches.L1d.size=4K", "--set", "caches.L2.size=16K",
+          "--set", "caches.L3.size=64K", "--check-every", "8", NULL,
+        };
+        g_autofree char *js = run_json_ok (path, limits[i].spec, extra);
+        assert_int_equal (tu_json_uint (js, "\"machine\": {", "cpus"), 1024);
+        const char *rb = "\"replay\": {";
+        assert_int_equal (tu_json_uint (js, rb, "allocs"), 48);
+        assert_int_equal (tu_json_uint (js, rb, "frees"), 48);
+      }
+  unlink (path);
+}
+
 int
 main (void)
 {
@@ -170,6 +232,7 @@ main (void)
     cmocka_unit_test (test_native_keeps_64bit_sizes),
     cmocka_unit_test (test_cache_object_too_large),
     cmocka_unit_test (test_missing_cpu_runs_on_cpu0),
+    cmocka_unit_test (test_1024_cpus_every_model),
   };
   return cmocka_run_group_tests_name ("run-limits", tests, NULL, NULL);
 }
