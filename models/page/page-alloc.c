@@ -160,6 +160,8 @@ struct SimPageAlloc {
   PaPcp      *pcp;           /* [n_cpus][n_nodes][2] */
   guint64     allocated_pages;
   SimPageStats stats;
+  SimPageObserver observer;  /* sim_page_set_observer; NULL: none */
+  gpointer    observer_data;
 };
 
 /* ---- Small helpers. ---- */
@@ -571,6 +573,9 @@ static void
 pa_pcp_drain_one (SimPageAlloc *pa, PaZone *z, SimOp *op, PaPcp *p, guint li, guint order)
 {
   guint32 f = p->lists[li].tail;
+  if (pa->observer)
+    pa->observer (SIM_PAGE_EV_PCP_DRAIN, op->cpu, pa_frame_addr (z, f), order,
+                  pa->observer_data);
   pa_instr (op, PA_I_BULK_PAGE);
   pa_list_del (z, op, &p->lists[li], pa_pcp_list_addr (pa, p, li), f);
   z->state[f] = PA_ST_NONE;
@@ -926,6 +931,9 @@ retry:
       pa_prep_new (pa, z, op, f, order, gfp, compound);
       pa->allocated_pages += 1u << order;
       pa->stats.alloc++;
+      if (pa->observer)
+        pa->observer (SIM_PAGE_EV_ALLOC, op->cpu, pa_frame_addr (z, f), order,
+                      pa->observer_data);
       return pa_frame_addr (z, f);
     }
   /* A sleeping allocation would reclaim (nothing to reclaim here) and
@@ -954,6 +962,8 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
   guint8 st = z->state[f];
   g_return_if_fail (ST_KIND (st) == PA_ST_ALLOC && ST_ORDER (st) == order);
 
+  if (pa->observer)
+    pa->observer (SIM_PAGE_EV_FREE, op->cpu, addr, order, pa->observer_data);
   pa_instr (op, PA_I_FREE_ENTRY);
   pa_free_prepare (pa, z, op, f, order, ST_COMP (st));
   pa->allocated_pages -= 1u << order;
@@ -970,6 +980,14 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
       pa_free_one (pa, z, op, f, order);
       pa_zone_unlock (z, op);
     }
+}
+
+void
+sim_page_set_observer (SimPageAlloc *pa, SimPageObserver fn, gpointer data)
+{
+  g_return_if_fail (pa != NULL);
+  pa->observer = fn;
+  pa->observer_data = data;
 }
 
 guint

@@ -47,6 +47,7 @@ gboolean sim_cmd_trace    (int argc, char **argv, GError **error);
 gboolean sim_cmd_geometry (int argc, char **argv, GError **error);
 gboolean sim_cmd_record   (int argc, char **argv, GError **error);
 gboolean sim_cmd_run      (int argc, char **argv, GError **error);
+gboolean sim_cmd_validate (int argc, char **argv, GError **error);
 gboolean sim_cmd_sweep    (int argc, char **argv, GError **error);
 gboolean sim_cmd_merge    (int argc, char **argv, GError **error);
 gboolean sim_cmd_report   (int argc, char **argv, GError **error);

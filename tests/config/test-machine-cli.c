@@ -107,7 +107,7 @@ test_unknown_name (void **state)
   assert_int_equal (tu_run (NULL, &err, (const char *[]) { "machine", "show", "pentium4",
                                                            NULL }), 2);
   tu_assert_contains (err, "slabsim: unknown machine \"pentium4\"");
-  tu_assert_contains (err, "available: core2-quad, nehalem-ep-2s, opteron-2s, "
+  tu_assert_contains (err, "available: core2-quad, nehalem-ep-2s, opteron-2s, recording-vm, "
                            "sapphire-rapids-2s");
 }
 

@@ -272,7 +272,7 @@ test_unknown_machine (void **state)
   assert_true (g_error_matches (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_NOT_FOUND));
   tu_assert_contains (error->message, "unknown machine \"nehalem\" (did you mean "
                                       "\"nehalem-ep-2s\"?)");
-  tu_assert_contains (error->message, "core2-quad, nehalem-ep-2s, opteron-2s, "
+  tu_assert_contains (error->message, "core2-quad, nehalem-ep-2s, opteron-2s, recording-vm, "
                                       "sapphire-rapids-2s");
   g_clear_error (&error);
   assert_null (sim_machine_load ("/nonexistent/m.yaml", NULL, &error));
