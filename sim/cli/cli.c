@@ -3,6 +3,7 @@
 #include "sim/core/errors.h"
 #include "slabsim-config.h"
 
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,15 @@ static const SimVerb verbs[] = {
   { "help",     "show help for slabsim or one verb",                        cmd_help },
   { NULL, NULL, NULL }
 };
+
+gboolean
+sim_cli_same_file (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+  if (g_stat (a, &sa) != 0 || g_stat (b, &sb) != 0)
+    return FALSE;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 const SimVerb *
 sim_cli_verbs (void)

@@ -278,6 +278,9 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint6
   if (!g_hash_table_steal_extended (rp->addr_of, GSIZE_TO_POINTER (ptr), NULL, &addrp))
     return TRUE;       /* an allocation the replay skipped */
   SimAddr addr = (SimAddr) GPOINTER_TO_SIZE (addrp);
+  if (bytes == 0)
+    /* A warm object: the trace never said its size. */
+    bytes = MAX (rp->ops->ksize (rp->model, addr), 8);
   SimOp op;
   op_start (rp, &op, cpu, ts);
   /* The caller reads the object before freeing it. */
