@@ -361,12 +361,13 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
       && ev->bytes_alloc == ((ev->bytes_req + 63) & ~(guint64) 63))
     spec.flags |= SIM_SLAB_HWCACHE_ALIGN;
   /* Cache creation happened at boot, before the trace: its cost is not
-   * charged to any CPU's clock.  It still runs at the event's CPU and
-   * time, so locks it takes see a consistent timeline (at time 0 it would
-   * "wait" for every lock used since). */
+   * charged to any CPU's clock and it takes no time on the timeline, so
+   * the locks it takes (zone lock, list_lock of the kmalloc cache of 6.18's
+   * sheaves) are neither waited for nor left busy in any CPU's future
+   * (SimOp.uncharged).  Its memory accesses run on the event's CPU. */
   SimOp op;
   guint cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0;
-  sim_op_begin (&op, rp->mem, cpu, sim_engine_cpu_clock (rp->eng, cpu));
+  sim_op_begin_uncharged (&op, rp->mem, cpu, sim_engine_cpu_clock (rp->eng, cpu));
   GError *local = NULL;
   SimCacheId id = rp->ops->cache_create (rp->model, &op, &spec, &local);
   if (id == SIM_CACHE_NONE)
