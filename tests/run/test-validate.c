@@ -145,6 +145,22 @@ test_text (void **state)
   tu_assert_contains (out, "no mm_page_pcpu_drain events");
   tu_assert_contains (out, "1 busy caches (>= 20 new slabs), new and freed slabs within 3% or 2 "
                            "slabs: 1 cold, 1 warm");
+  /* The other shared traces: their summary line states the agreement. */
+  const struct { const char *trace, *summary; } sums[] = {
+    { "traces/samples/hackbench-T-g2-l50.trace.gz",
+      "3 busy caches (>= 20 new slabs), new and freed slabs within 3% or 2 slabs: 2 cold, 2 warm" },
+    { "traces/samples/hackbench-T-g1-l50.perf-script.gz",
+      "2 busy caches (>= 20 new slabs), new and freed slabs within 3% or 2 slabs: 2 cold, 2 warm" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (sums); i++)
+    {
+      g_autofree char *p = tu_source_path (sums[i].trace);
+      g_autofree char *o = NULL;
+      assert_int_equal (tu_run (&o, NULL, (const char *[]) { "validate", p, NULL }), 0);
+      tu_assert_contains (o, sums[i].summary);
+      tu_assert_contains (o, "kmalloc-cg-512 ");
+      tu_assert_contains (o, "What the trace cannot tell:");
+    }
   /* Another era: said so. */
   g_autofree char *o3 = NULL;
   assert_int_equal (tu_run (&o3, NULL, (const char *[]) { "validate", "-a", "slub@2.6.34", path,
