@@ -121,6 +121,11 @@ sim_cmd_run (int argc, char **argv, GError **error)
                    "run: --emit-trace %s is the input trace; refusing to replace it", emit_path);
       return FALSE;
     }
+  if (emit_path && !sim_output_check (emit_path, error))
+    {
+      g_prefix_error (error, "run: --emit-trace: ");
+      return FALSE;
+    }
   /* Before the replay, which may take minutes: a bad -o fails now. */
   if (!sim_output_check (output, error))
     {

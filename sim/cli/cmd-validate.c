@@ -5,6 +5,7 @@
 #include "sim/config/machine.h"
 #include "sim/run/validate.h"
 #include "sim/report/validate-report.h"
+#include "sim/core/output.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +68,12 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   if (format && !sim_cli_format (format, SIM_FORMAT_MASK (SIM_FORMAT_TEXT) |
                                  SIM_FORMAT_MASK (SIM_FORMAT_JSON), &fmt, error))
     return FALSE;
+  /* Before three replays: a bad -o fails now. */
+  if (!sim_output_check (output, error))
+    {
+      g_prefix_error (error, "validate: ");
+      return FALSE;
+    }
   const char *mname = machine_name;
   if (mname == NULL && (mname = default_machine (argv[1], lenient, error)) == NULL)
     return FALSE;
@@ -81,9 +88,7 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     {
       g_autofree char *text = fmt == SIM_FORMAT_JSON ? sim_validate_report_json (&v)
                                                      : sim_validate_report_text (&v);
-      if (output == NULL || strcmp (output, "-") == 0)
-        fputs (text, stdout);
-      else if (!g_file_set_contents (output, text, -1, error))
+      if (!sim_output_write (output, text, -1, error))
         {
           g_prefix_error (error, "validate: ");
           ok = FALSE;

@@ -1,6 +1,7 @@
 /* emit.c - the replay as an ftrace-text kmem trace; see emit.h. */
 #include "sim/run/emit.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 #include "traces/decisions.h"
 
 #include <gio/gio.h>
@@ -10,9 +11,8 @@
 #define FLUSH_AT     (256 * 1024)
 
 struct _SimTraceEmit {
-  GOutputStream *file;            /* the GFileOutputStream (replace) */
-  GOutputStream *out;             /* file, or a gzip converter over it */
-  GCancellable *cancel;
+  SimOutput *file;                /* the project's safe output file */
+  GOutputStream *out;             /* its stream, or a gzip converter over it */
   GString *buf;
   GError *error;                  /* the first write error */
   char *path;
@@ -43,27 +43,26 @@ sim_trace_emit_raw (SimTraceEmit *e, const char *text, gsize len)
 SimTraceEmit *
 sim_trace_emit_open (const char *path, const char *header, GError **error)
 {
-  g_autoptr (GFile) f = g_file_new_for_commandline_arg (path);
-  /* g_file_replace writes a temporary file and renames it over @path on a
-   * successful close; a cancelled close leaves @path untouched. */
-  GFileOutputStream *fs = g_file_replace (f, NULL, FALSE, G_FILE_CREATE_NONE, NULL, error);
+  /* sim/core/output.h: a temporary file renamed over @path on commit;
+   * abort leaves @path untouched. */
+  SimOutput *fs = sim_output_open (path, error);
   if (fs == NULL)
     {
       g_prefix_error (error, "--emit-trace: ");
       return NULL;
     }
   SimTraceEmit *e = g_new0 (SimTraceEmit, 1);
-  e->file = G_OUTPUT_STREAM (fs);
-  e->cancel = g_cancellable_new ();
+  e->file = fs;
   e->path = g_strdup (path);
   e->buf = g_string_sized_new (FLUSH_AT + 4096);
   if (g_str_has_suffix (path, ".gz"))
     {
       g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
-      e->out = g_converter_output_stream_new (e->file, G_CONVERTER (z));
+      e->out = g_converter_output_stream_new (sim_output_stream (e->file), G_CONVERTER (z));
+      g_filter_output_stream_set_close_base_stream (G_FILTER_OUTPUT_STREAM (e->out), FALSE);
     }
   else
-    e->out = g_object_ref (e->file);
+    e->out = g_object_ref (sim_output_stream (e->file));
   g_string_append (e->buf, "# tracer: nop\n#\n");
   if (header)
     {
@@ -80,8 +79,6 @@ static void
 emit_destroy (SimTraceEmit *e)
 {
   g_object_unref (e->out);
-  g_object_unref (e->file);
-  g_object_unref (e->cancel);
   g_string_free (e->buf, TRUE);
   g_clear_error (&e->error);
   g_free (e->path);
@@ -98,10 +95,19 @@ sim_trace_emit_close (SimTraceEmit *e, GError **error)
       sim_trace_emit_abort (e);
       return FALSE;
     }
-  gboolean ok = g_output_stream_close (e->out, NULL, error)
-                && (e->out == e->file || g_output_stream_close (e->file, NULL, error));
-  if (!ok)
-    g_prefix_error (error, "%s: ", e->path);
+  /* Closing the gzip converter writes its trailer; the commit renames. */
+  gboolean ok = TRUE;
+  if (e->out != sim_output_stream (e->file) && !g_output_stream_close (e->out, NULL, error))
+    {
+      g_prefix_error (error, "%s: ", e->path);
+      ok = FALSE;
+    }
+  SimOutput *f = e->file;
+  e->file = NULL;
+  if (ok)
+    ok = sim_output_commit (f, error);
+  else
+    sim_output_abort (f);
   emit_destroy (e);
   return ok;
 }
@@ -111,8 +117,8 @@ sim_trace_emit_abort (SimTraceEmit *e)
 {
   if (e == NULL)
     return;
-  g_cancellable_cancel (e->cancel);
-  g_output_stream_close (e->file, e->cancel, NULL);
+  sim_output_abort (e->file);
+  e->file = NULL;
   emit_destroy (e);
 }
 
