@@ -11,6 +11,10 @@ static SimTime
 fb_issue (SimOp *op, SimTime ti, guint32 lat)
 {
   guint lim = MIN (op->core->fill_buffers, SIM_CORE_MAX_MISSES);
+  /* Fill buffers are handed out in program order: no miss issues before
+   * the one before it (which also keeps the table a true picture of every
+   * time from miss_floor on). */
+  ti = MAX (ti, op->miss_floor);
   for (;;)
     {
       guint k = 0;
@@ -27,6 +31,7 @@ fb_issue (SimOp *op, SimTime ti, guint32 lat)
       ti = earliest;
     }
   op->miss[op->n_miss++] = ti + lat;
+  op->miss_floor = ti;
   return ti;
 }
 
@@ -209,7 +214,10 @@ sim_op_touch_range (SimOp *op, SimAddr addr, guint64 len, SimAccKind kind, SimMe
       SimAddr e = MIN (a + 64, end);
       guint32 n = (guint32) (e - s);
       if (kind == SIM_ACC_READ)
-        all = MAX (all, sim_op_load (op, s, n, cls, after));
+        {
+          SimTok r = sim_op_load (op, s, n, cls, after);
+          all = MAX (all, r);
+        }
       else if (kind == SIM_ACC_WRITE)
         sim_op_store (op, s, n, cls, after);
       else

@@ -77,6 +77,7 @@ typedef struct {
   guint      instr_frac;                  /* milli-cycles of instructions not yet charged */
   SimTok     last;                        /* the latest load's token */
   SimTok     loads_done;                  /* when every load issued so far is ready */
+  SimTime    miss_floor;                  /* the latest miss's issue time */
   guint      n_miss;                      /* misses in flight: their completion times */
   SimTime    miss[SIM_CORE_MAX_MISSES];
   guint      sb_head, sb_n;               /* buffered stores' commit times, a ring */
@@ -97,6 +98,7 @@ sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
   op->instr_frac = 0;
   op->last = op->loads_done = now;
   op->n_miss = 0;
+  op->miss_floor = now;
   op->sb_head = op->sb_n = 0;
   op->sb_last = now;
 }

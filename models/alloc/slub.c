@@ -1391,7 +1391,10 @@ slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
   if (!e->page_lockless)
     t_fl = ld_cpu (op, c, CC_FREELIST, 8, t_c);   /* c->page / c->slab, c->freelist */
   if (e->pcpu_layout == PCPU_STATIC_ARRAY || e->pcpu_layout == PCPU_KMALLOC_STATIC)
-    t_fl = MAX (t_fl, ld_cpu (op, c, CC_PAGE, 12, t_c));   /* c->page, c->node */
+    {
+      SimTok t_pg = ld_cpu (op, c, CC_PAGE, 12, t_c);     /* c->page, c->node */
+      t_fl = MAX (t_fl, t_pg);
+    }
   s->live--;
   if (slab == c->slab)
     {
