@@ -83,6 +83,11 @@ typedef struct {
   guint      sb_head, sb_n;               /* buffered stores' commit times, a ring */
   SimTime    sb_last;                     /* the youngest store's commit time */
   SimTime    sb[SIM_CORE_MAX_STORES];
+  /* Set-up work outside the measured run (boot caches, cache creation,
+   * per-CPU sheaves set-up): its memory accesses warm the caches as they
+   * would, but it takes no time on anyone's timeline, so its locks are
+   * neither waited for nor left busy in any CPU's future. */
+  gboolean   uncharged;
 } SimOp;
 
 static inline void
@@ -101,6 +106,15 @@ sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
   op->miss_floor = now;
   op->sb_head = op->sb_n = 0;
   op->sb_last = now;
+  op->uncharged = FALSE;
+}
+
+/* An operation whose cost no clock is charged (see SimOp.uncharged). */
+static inline void
+sim_op_begin_uncharged (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
+{
+  sim_op_begin (op, mem, cpu, now);
+  op->uncharged = TRUE;
 }
 
 static inline guint64
@@ -200,11 +214,14 @@ void sim_op_touch_range (SimOp *op, SimAddr addr, guint64 len, SimAccKind kind,
 
 /* Spinlock at simulated address @word: the locked atomic on the lock word
  * (with the spin_lock fast path's cost) goes to the cache model; if another
- * CPU holds the lock until t, wait until t. */
+ * CPU holds the lock until t, wait until t.  Uncharged work only touches
+ * the lock word. */
 static inline void
 sim_op_lock (SimOp *op, SimLock *lock, SimAddr word)
 {
   sim_op_atomic (op, word, 4, SIM_MEM_LOCK, SIM_X_SPIN_LOCK);
+  if (op->uncharged)
+    return;
   SimTime got = sim_lock_acquire (lock, op->cpu, op->t);
   op->cost.lock_wait += got - op->t;
   op->t = got;
@@ -216,7 +233,8 @@ sim_op_unlock (SimOp *op, SimLock *lock, SimAddr word)
 {
   sim_op_store (op, word, 4, SIM_MEM_LOCK, SIM_TOK_NOW);
   sim_op_xcost (op, SIM_X_SPIN_UNLOCK);
-  sim_lock_release (lock, op->cpu, op->t);
+  if (!op->uncharged)
+    sim_lock_release (lock, op->cpu, op->t);
 }
 
 /* bit_spin_lock / __bit_spin_unlock (SLUB's slab_lock before 3.x): lock
@@ -225,6 +243,8 @@ static inline void
 sim_op_bit_lock (SimOp *op, SimLock *lock, SimAddr word)
 {
   sim_op_atomic (op, word, 8, SIM_MEM_LOCK, SIM_X_BIT_SPIN_LOCK);
+  if (op->uncharged)
+    return;
   SimTime got = sim_lock_acquire (lock, op->cpu, op->t);
   op->cost.lock_wait += got - op->t;
   op->t = got;
@@ -235,7 +255,8 @@ sim_op_bit_unlock (SimOp *op, SimLock *lock, SimAddr word)
 {
   sim_op_store (op, word, 8, SIM_MEM_LOCK, SIM_TOK_NOW);
   sim_op_xcost (op, SIM_X_BIT_SPIN_UNLOCK);
-  sim_lock_release (lock, op->cpu, op->t);
+  if (!op->uncharged)
+    sim_lock_release (lock, op->cpu, op->t);
 }
 
 /* GFP bits the models look at (values are ours, not the kernel's). */

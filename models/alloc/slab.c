@@ -1303,9 +1303,10 @@ reap_alien (SimSlab *m, SimOp *op, SlabCache *c, Node *n)
     return;
   /* spin_trylock_irq: skip when another CPU holds it now. */
   sim_op_access (op, ac->addr + AC_LOCK, 4, SIM_ACC_RMW, SIM_MEM_LOCK);
-  if (ac->lock.busy_until > op->t && ac->lock.holder != (gint) op->cpu)
+  if (!op->uncharged && sim_lock_busy (&ac->lock, op->cpu, op->t))
     return;
-  sim_lock_acquire (&ac->lock, op->cpu, op->t);
+  if (!op->uncharged)
+    sim_lock_acquire (&ac->lock, op->cpu, op->t);
   drain_alien_one (m, op, c, ac, node);
   sim_op_unlock (op, &ac->lock, ac->addr + AC_LOCK);
 }
@@ -1943,7 +1944,7 @@ sim_slab_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   m->break_gfp_order = pages > ((32u << 20) >> SIM_PAGE_SHIFT) ? BREAK_GFP_ORDER_HI
                                                                 : BREAK_GFP_ORDER_LO;
   SimOp op;
-  sim_op_begin (&op, env->mem, 0, 0);
+  sim_op_begin_uncharged (&op, env->mem, 0, 0);
   if (!create_general_caches (m, &op, error))
     {
       g_prefix_error (error, "slab@%s: ", era->name);

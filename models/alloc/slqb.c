@@ -1651,7 +1651,7 @@ sim_slqb_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
    * of two from 8 bytes to 2 MiB; ARCH_KMALLOC_FLAGS is
    * SLAB_HWCACHE_ALIGN, ARCH_KMALLOC_MINALIGN 8. */
   SimOp op;
-  sim_op_begin (&op, env->mem, 0, 0);
+  sim_op_begin_uncharged (&op, env->mem, 0, 0);
   for (guint i = 2; i <= KMALLOC_SHIFT_HIGH; i++)
     {
       if (i > 2 && i < KMALLOC_SHIFT_LOW)

@@ -2904,7 +2904,7 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
     }
   /* Mirror the kmalloc caches create_kmalloc_caches made. */
   SimOp op;
-  sim_op_begin (&op, env->mem, 0, 0);
+  sim_op_begin_uncharged (&op, env->mem, 0, 0);
   GArray *idx = sim_kmalloc_cache_indexes (m->cfg.era);
   guint max_index = 0;
   for (guint i = 0; i < idx->len; i++)

@@ -863,6 +863,7 @@ pa_drain_all (SimPageAlloc *pa, SimOp *op)
             continue;
           SimOp rop;
           sim_op_begin (&rop, op->mem, c, op->t);
+          rop.uncharged = op->uncharged;
           pa_pcp_free_bulk (pa, &pa->zones[n], &rop, p, p->count, 0);
           sim_op_write (&rop, pa_pcp_count_addr (pa, p), 4, SIM_MEM_PAGE_ALLOC);
           done = MAX (done, rop.t);

@@ -857,13 +857,26 @@ sim_yaml_apply_override (SimYamlDoc *doc, const char *assignment, const char *pr
   g_ptr_array_add (doc->origins, origin);
 
   g_autofree char *path = g_strstrip (g_strndup (assignment, eq - assignment));
+  /* An all-blank key (" =1") would split into no segment at all and name
+   * the document root, which has no parent to hang a value on. */
+  if (*path == '\0')
+    {
+      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
+                   "--set \"%s\": the key before '=' is empty; expected KEY=VALUE (for "
+                   "example caches.L2.size=512K)", assignment);
+      return FALSE;
+    }
   g_auto (GStrv) segs = g_strsplit (path, ".", -1);
   guint n = g_strv_length (segs);
+  /* Segments are taken literally (a cache level may have any name, and a
+   * stray blank then gets "no key ... did you mean"), but one that is
+   * empty or blank ("a..b", "caches.", "a. .b") names nothing. */
   for (guint i = 0; i < n; i++)
-    if (*g_strstrip (segs[i]) == '\0')
+    if (segs[i][strspn (segs[i], " \t")] == '\0')
       {
         g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
-                     "%s: empty key in \"%s\"", origin, path);
+                     "%s: empty key segment in \"%s\" (segments are separated by "
+                     "single dots, as in caches.L2.size)", origin, path);
         return FALSE;
       }
   char **s = segs;

@@ -215,7 +215,20 @@ sim_engine_max_clock (const SimEngine *eng)
 void
 sim_lock_init (SimLock *lock, const char *name)
 {
-  *lock = (SimLock) { .name = name, .holder = -1 };
+  *lock = (SimLock) { .name = name, .holder = -1, .released_by = -1 };
+}
+
+gboolean
+sim_lock_busy (const SimLock *lock, guint cpu, SimTime now)
+{
+  if (lock->busy_until <= now)
+    return FALSE;
+  /* Held right now (inside an operation), or released in @cpu's future by
+   * another CPU.  A release in its future by @cpu itself is not a wait:
+   * nobody else had the lock in between (they would have become
+   * released_by). */
+  gint by = lock->holder >= 0 ? lock->holder : lock->released_by;
+  return by != (gint) cpu;
 }
 
 SimTime
@@ -223,7 +236,7 @@ sim_lock_acquire (SimLock *lock, guint cpu, SimTime now)
 {
   SimTime got = now;
   lock->acquisitions++;
-  if (lock->busy_until > now && lock->holder != (gint) cpu)
+  if (sim_lock_busy (lock, cpu, now))
     {
       /* Held by another CPU until busy_until: spin until then. */
       lock->contended++;
@@ -244,5 +257,6 @@ sim_lock_release (SimLock *lock, guint cpu, SimTime at)
     at = lock->acquired_at;
   lock->hold_cycles += at - lock->acquired_at;
   lock->busy_until = at;
+  lock->released_by = (gint) cpu;
   lock->holder = -1;
 }

@@ -13,7 +13,10 @@
  *
  * Shared resources are spinlocks with a busy-until time (SimLock): a CPU that
  * wants a lock held by another CPU until t waits until t, and the wait is
- * counted as contention.
+ * counted as contention.  A lock remembers who released it last: a CPU never
+ * waits for its own release (its clock can be behind a release it made only
+ * when work outside any charged operation ran on it, and a CPU cannot wait
+ * for itself), only for another CPU's.
  */
 #pragma once
 
@@ -64,6 +67,7 @@ typedef struct {
   const char *name;          /* for reports; not owned */
   SimTime busy_until;        /* released at this time */
   gint    holder;            /* CPU holding it, -1 when free */
+  gint    released_by;       /* CPU that released it last, -1 never */
   guint64 acquisitions;
   guint64 contended;         /* acquisitions that had to wait */
   guint64 wait_cycles;       /* total cycles spent waiting */
@@ -77,5 +81,8 @@ void    sim_lock_init    (SimLock *lock, const char *name);
 SimTime sim_lock_acquire (SimLock *lock, guint cpu, SimTime now);
 /* Release at time @at (the holder's clock after its critical section). */
 void    sim_lock_release (SimLock *lock, guint cpu, SimTime at);
+/* Would @cpu asking at @now have to wait (another CPU holds it then)?
+ * For trylock paths. */
+gboolean sim_lock_busy   (const SimLock *lock, guint cpu, SimTime now);
 
 G_END_DECLS

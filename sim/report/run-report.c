@@ -214,6 +214,9 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
                           res->allocs_replayed, res->frees_replayed, res->implicit_frees_replayed,
                           res->skipped_failed_allocs, res->skipped_null_frees,
                           res->skipped_unknown_frees);
+  g_string_append_printf (o, "Recording kernel's own allocations left out: %" G_GUINT64_FORMAT
+                          " allocs, %" G_GUINT64_FORMAT " frees (obj_exts vectors, sheaves)\n",
+                          res->skipped_internal_allocs, res->skipped_internal_frees);
 }
 
 static void
@@ -474,6 +477,8 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   U ("skipped_failed_allocs", res->skipped_failed_allocs);
   U ("skipped_null_frees", res->skipped_null_frees);
   U ("skipped_unknown_frees", res->skipped_unknown_frees);
+  U ("skipped_internal_allocs", res->skipped_internal_allocs);
+  U ("skipped_internal_frees", res->skipped_internal_frees);
   U ("caches_created", res->caches_created);
 #undef U
   sim_json_end_object (j);

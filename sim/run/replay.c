@@ -13,6 +13,11 @@
  *    allocating CPU (traces/account.h, docs/traces.md).
  *  - Failed allocations, kfree(NULL) and frees of objects allocated before
  *    the trace started are not replayed; they are counted.
+ *  - The recording kernel's own allocations (6.18's obj_exts vectors and
+ *    sheaves, memcg vectors of older kernels: traces/internal.h) and their
+ *    frees are not workload: they are left out for every era and counted.
+ *    A model whose kernel makes such allocations makes its own (slub@6.18
+ *    allocates its sheaves; it makes no obj_exts vectors, docs/models/slub.md).
  *  - Page-allocator events of the trace are not replayed: the model's
  *    own page allocator serves the slabs, and other page users are outside
  *    the allocator under test.
@@ -23,6 +28,7 @@
 #include "models/alloc/alloc-spec.h"
 #include "traces/reader.h"
 #include "traces/account.h"
+#include "traces/internal.h"
 
 #include <string.h>
 
@@ -116,6 +122,7 @@ typedef struct {
   SimTraceAccount *acct;
   GHashTable *addr_of;        /* trace ptr -> model address */
   GHashTable *cache_of;       /* cache name -> SimCacheId + 1 */
+  GHashTable *internal;       /* trace ptrs of live internal allocations (a set) */
   guint64 first_ts;
   gboolean have_first_ts;
   SimTime last_start;         /* start of the previous operation (ordered replay) */
@@ -212,6 +219,11 @@ replay_free (Replay *rp, guint cpu, guint64 ts, guint64 ptr, guint64 bytes, gboo
              GError **error)
 {
   gpointer addrp;
+  if (g_hash_table_remove (rp->internal, GSIZE_TO_POINTER (ptr)))
+    {
+      rp->out->skipped_internal_frees++;
+      return TRUE;
+    }
   if (!g_hash_table_steal_extended (rp->addr_of, GSIZE_TO_POINTER (ptr), NULL, &addrp))
     return TRUE;       /* an allocation the replay skipped */
   SimAddr addr = (SimAddr) GPOINTER_TO_SIZE (addrp);
@@ -262,12 +274,13 @@ cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
       && ev->bytes_alloc == ((ev->bytes_req + 63) & ~(guint64) 63))
     spec.flags |= SIM_SLAB_HWCACHE_ALIGN;
   /* Cache creation happened at boot, before the trace: its cost is not
-   * charged to any CPU's clock.  It still runs at the event's CPU and
-   * time, so locks it takes see a consistent timeline (at time 0 it would
-   * "wait" for every lock used since). */
+   * charged to any CPU's clock and it takes no time on the timeline, so
+   * the locks it takes (zone lock, list_lock of the kmalloc cache of 6.18's
+   * sheaves) are neither waited for nor left busy in any CPU's future
+   * (SimOp.uncharged).  Its memory accesses run on the event's CPU. */
   SimOp op;
   guint cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0;
-  sim_op_begin (&op, rp->mem, cpu, sim_engine_cpu_clock (rp->eng, cpu));
+  sim_op_begin_uncharged (&op, rp->mem, cpu, sim_engine_cpu_clock (rp->eng, cpu));
   GError *local = NULL;
   SimCacheId id = rp->ops->cache_create (rp->model, &op, &spec, &local);
   if (id == SIM_CACHE_NONE)
@@ -315,7 +328,11 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
           rp->out->skipped_null_frees++;
           return TRUE;
         case SIM_FREE_UNKNOWN:
-          rp->out->skipped_unknown_frees++;
+          if (sim_trace_internal_free_site (sim_trace_reader_string (rp->reader,
+                                                                     ev->call_site_id)))
+            rp->out->skipped_internal_frees++;
+          else
+            rp->out->skipped_unknown_frees++;
           return TRUE;
         default:
           return replay_free (rp, cpu, ev->ts_ns, ev->ptr, res.freed.bytes_alloc, FALSE, error);
@@ -329,6 +346,12 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   if (ev->ptr == 0)
     {
       rp->out->skipped_failed_allocs++;
+      return TRUE;
+    }
+  if (sim_trace_internal_alloc_site (sim_trace_reader_string (rp->reader, ev->call_site_id)))
+    {
+      g_hash_table_add (rp->internal, GSIZE_TO_POINTER (ev->ptr));
+      rp->out->skipped_internal_allocs++;
       return TRUE;
     }
 
@@ -414,6 +437,7 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   rp.acct = sim_trace_account_new ();
   rp.addr_of = g_hash_table_new (g_direct_hash, g_direct_equal);
   rp.cache_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  rp.internal = g_hash_table_new (g_direct_hash, g_direct_equal);
 
   SimTraceEvent ev;
   GError *local = NULL;
@@ -459,6 +483,8 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
 done:
   if (rp.cache_of)
     g_hash_table_destroy (rp.cache_of);
+  if (rp.internal)
+    g_hash_table_destroy (rp.internal);
   if (rp.addr_of)
     g_hash_table_destroy (rp.addr_of);
   if (rp.acct)

@@ -70,6 +70,9 @@ typedef struct {
   guint64 events;
   guint64 allocs_replayed, frees_replayed, implicit_frees_replayed;
   guint64 skipped_failed_allocs, skipped_null_frees, skipped_unknown_frees;
+  /* The recording kernel's own allocations and their frees
+   * (traces/internal.h), left out of the replay. */
+  guint64 skipped_internal_allocs, skipped_internal_frees;
   guint64 caches_created;
 } SimReplayResult;
 

@@ -58,6 +58,28 @@ test_show_set (void **state)
   tu_assert_contains (err2, "expected KEY=VALUE");
 }
 
+/* Issue 9 item 7: a blank key crashed both verbs (SIGSEGV); now a usage
+ * error, exit 2, before any trace is read. */
+static void
+test_set_blank_key (void **state)
+{
+  (void) state;
+  static const char *const sets[] = { " =1", "  =x", "a..b=1", "caches.=1", "=1", "x" };
+  for (guint i = 0; i < G_N_ELEMENTS (sets); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      assert_int_equal (tu_run (&out, &err, (const char *[]) { "machine", "show", "--set",
+                                                               sets[i], NULL }), 2);
+      assert_string_equal (out, "");
+      tu_assert_contains (err, "slabsim: --set ");
+      g_autofree char *err2 = NULL;
+      assert_int_equal (tu_run (NULL, &err2, (const char *[]) { "run", "--set", sets[i],
+                                                                "/nonexistent.trace", NULL }),
+                        2);
+      tu_assert_contains (err2, "slabsim: --set ");
+    }
+}
+
 static void
 test_bad_file (void **state)
 {
@@ -125,6 +147,7 @@ main (void)
     cmocka_unit_test (test_show_output_loads_back),
     cmocka_unit_test (test_show_set),
     cmocka_unit_test (test_bad_file),
+    cmocka_unit_test (test_set_blank_key),
     cmocka_unit_test (test_unknown_name),
     cmocka_unit_test (test_list),
     cmocka_unit_test (test_usage),

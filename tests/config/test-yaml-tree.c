@@ -428,6 +428,53 @@ known_seed (const char *const *segs, guint n, gpointer data)
   return n == 1 && strcmp (segs[0], "seed") == 0;
 }
 
+/* Issue 9 item 7: every malformed key is a usage error naming the
+ * --set, never a crash (" =1" used to reach replace_node with the root,
+ * which has no parent), and the document is left as it was. */
+static void
+test_override_malformed_keys (void **state)
+{
+  (void) state;
+  static const struct { const char *set, *want; } cases[] = {
+    { " =1", "--set \" =1\": the key before '=' is empty; expected KEY=VALUE" },
+    { "  =x", "--set \"  =x\": the key before '=' is empty" },
+    { "\t=x", "the key before '=' is empty" },
+    { "=1", "--set \"=1\": expected KEY=VALUE" },
+    { "numa", "--set \"numa\": expected KEY=VALUE" },
+    { "", "expected KEY=VALUE" },
+    { "a..b=1", "--set a..b=1: empty key segment in \"a..b\"" },
+    { "memory.=1", "--set memory.=1: empty key segment in \"memory.\"" },
+    { ".memory=1", "empty key segment in \".memory\"" },
+    { "memory. .numa=1", "empty key segment in \"memory. .numa\"" },
+    { "machine.=1", "empty key segment in \"machine.\"" },
+    { ".=1", "empty key segment" },
+    { "memory .numa=1", "--set memory .numa=1: no key \"memory .numa\" "
+                        "(did you mean \"memory.numa\"?)" },
+    { "mem ory=1", "no key \"mem ory\" (did you mean \"memory\"?)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (SimYamlDoc) doc = load ("memory:\n  numa: true\n");
+      GError *error = NULL;
+      assert_false (sim_yaml_apply_override (doc, cases[i].set, "machine", known_seed, NULL,
+                                             &error));
+      assert_non_null (error);
+      assert_true (error->domain == SIM_CONFIG_ERROR);
+      tu_assert_contains (error->message, cases[i].want);
+      g_clear_error (&error);
+      SimYamlNode *numa = sim_yaml_lookup (sim_yaml_lookup (doc->root, "memory"), "numa");
+      assert_non_null (numa);
+      assert_string_equal (numa->scalar, "true");
+      assert_int_equal (doc->root->children->len, 1);
+    }
+  /* Blanks around the whole key are still trimmed. */
+  g_autoptr (SimYamlDoc) doc = load ("memory:\n  numa: true\n");
+  GError *error = NULL;
+  assert_true (sim_yaml_apply_override (doc, " memory.numa =false", NULL, NULL, NULL, &error));
+  assert_string_equal (sim_yaml_lookup (sim_yaml_lookup (doc->root, "memory"), "numa")->scalar,
+                       "false");
+}
+
 static void
 test_override_creates_known_key (void **state)
 {
@@ -471,6 +518,7 @@ main (void)
     cmocka_unit_test (test_suggestions),
     cmocka_unit_test (test_overrides),
     cmocka_unit_test (test_override_creates_known_key),
+    cmocka_unit_test (test_override_malformed_keys),
     cmocka_unit_test (test_format_double),
   };
   return cmocka_run_group_tests_name ("yaml-tree", tests, NULL, NULL);

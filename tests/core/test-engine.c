@@ -115,6 +115,34 @@ test_lock_contention (void **state)
   assert_int_equal (l.hold_cycles, 50 + 10 + 10);
 }
 
+/* A CPU never waits for its own release: CPU 0's clock can be behind a
+ * release it made (work outside the measured run); another CPU's release
+ * in between still makes it wait. */
+static void
+test_lock_own_release (void **state)
+{
+  (void) state;
+  SimLock l;
+  sim_lock_init (&l, "zone->lock");
+  assert_int_equal (sim_lock_acquire (&l, 0, 100), 100);
+  sim_lock_release (&l, 0, 500);
+  assert_true (sim_lock_busy (&l, 1, 200));
+  assert_false (sim_lock_busy (&l, 0, 200));
+  /* CPU 0 asks at 200, before its own release at 500: no wait. */
+  assert_int_equal (sim_lock_acquire (&l, 0, 200), 200);
+  sim_lock_release (&l, 0, 300);
+  assert_int_equal (l.contended, 0);
+  assert_int_equal (l.wait_cycles, 0);
+  /* CPU 1 takes it at 250 (waits until 300) and releases at 400: now
+   * CPU 0 asking at 350 waits for CPU 1. */
+  assert_int_equal (sim_lock_acquire (&l, 1, 250), 300);
+  sim_lock_release (&l, 1, 400);
+  assert_int_equal (sim_lock_acquire (&l, 0, 350), 400);
+  sim_lock_release (&l, 0, 410);
+  assert_int_equal (l.contended, 2);
+  assert_int_equal (l.wait_cycles, 50 + 50);
+}
+
 int
 main (void)
 {
@@ -124,6 +152,7 @@ main (void)
     cmocka_unit_test (test_self_scheduling),
     cmocka_unit_test (test_clocks),
     cmocka_unit_test (test_lock_contention),
+    cmocka_unit_test (test_lock_own_release),
   };
   return cmocka_run_group_tests_name ("engine", tests, NULL, NULL);
 }
