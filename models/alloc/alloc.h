@@ -34,7 +34,8 @@ typedef guint64 SimAddr;                  /* simulated physical address */
  * instruction's drain) and lock waits.  They add up to the operation's
  * time: every advance of SimOp.t is charged to exactly one of them. */
 typedef struct {
-  guint64 instr;
+  guint64 instr;                /* cycles */
+  guint64 n_instr;              /* plain instructions counted (not cycles) */
   guint64 mem_cycles;
   guint64 lock_wait;
   guint32 accesses;
@@ -144,6 +145,7 @@ sim_op_instr (SimOp *op, guint n)
   op->instr_frac = (guint) (milli % 1000);
   op->t += c;
   op->cost.instr += c;
+  op->cost.n_instr += n;
 }
 
 /* Charge one special instruction (or idiom) of the machine's cost table:

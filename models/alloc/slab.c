@@ -68,6 +68,7 @@
  * page model: the size-N(DMA) caches take normal pages.
  */
 #include "models/alloc/slab.h"
+#include "models/alloc/paths.h"
 #include "models/page/page-alloc.h"
 #include "sim/core/errors.h"
 
@@ -157,38 +158,36 @@ static const SlabEra eras[] = {
 #define PG_FLAGS        0
 #define PG_LRU          40
 
-/* Instruction counts charged per step: estimates of the x86-64 code of
- * each path (docs/models/slab.md).  Memory latency comes on top. */
-#define SLAB_COSTS(X)                                                          \
-  X (FAST_ALLOC,      12)   /* __cache_alloc + ____cache_alloc hit, irq save */ \
-  X (FAST_FREE,       14)   /* kmem_cache_free + __cache_free hit */           \
-  X (KFREE,            6)   /* kfree's virt_to_cache beyond __cache_free */    \
-  X (KMALLOC_STEP,     2)   /* one step of __find_general_cachep's walk */     \
-  X (VIRT_TO_PAGE,     6)   /* virt_to_page arithmetic */                      \
-  X (REFILL,          30)   /* cache_alloc_refill entry and exit */            \
-  X (TRANSFER,        10)   /* transfer_objects */                             \
-  X (MOVE_ENTRY,       1)   /* one pointer copied by memcpy/memmove */         \
-  X (GET_OBJ,          8)   /* slab_get_obj */                                 \
-  X (PUT_OBJ,         12)   /* slab_put_obj incl. the reciprocal divide */     \
-  X (LIST_OP,          5)   /* list_add / list_del */                          \
-  X (FREE_BLOCK,       8)   /* free_block per object beside put_obj */         \
-  X (FLUSH,           25)   /* cache_flusharray */                             \
-  X (ALIEN,           20)   /* cache_free_alien */                             \
-  X (DRAIN_ALIEN,     15)   /* __drain_alien_cache */                          \
-  X (GROW,            60)   /* cache_grow bookkeeping beside the page alloc */ \
-  X (MAP_PAGE,         4)   /* slab_map_pages / __SetPageSlab per page */      \
-  X (INIT_OBJ,         4)   /* cache_init_objs per object */                   \
-  X (DESTROY,         30)   /* slab_destroy + kmem_freepages */                \
-  X (NODE_ALLOC,      30)   /* ____cache_alloc_node */                         \
-  X (DRAIN_ARRAY,     12)   /* drain_array */                                  \
-  X (REAP_CACHE,      15)   /* cache_reap's per-cache loop body */             \
-  X (REAP,            40)   /* cache_reap entry, trylock, reschedule */
+/* The kernel paths whose instructions the model charges, one row each in
+ * every era's table configs/paths/slab-ERA.tsv (models/alloc/paths.h,
+ * docs/models/paths.md).  Memory latency comes on top, from the cache
+ * model. */
+#define SLAB_PATHS(X)                                                                       \
+  X (FAST_ALLOC,    "fast_alloc")       /* __cache_alloc + ____cache_alloc hit, irq save */ \
+  X (FAST_FREE,     "fast_free")        /* kmem_cache_free + __cache_free hit */            \
+  X (KFREE,         "kfree")            /* kfree's virt_to_cache beyond __cache_free */     \
+  X (KMALLOC_STEP,  "kmalloc_step")     /* one step of __find_general_cachep's walk */      \
+  X (VIRT_TO_PAGE,  "virt_to_page")     /* virt_to_page arithmetic */                       \
+  X (REFILL,        "refill")           /* cache_alloc_refill entry and exit */             \
+  X (TRANSFER,      "transfer")         /* transfer_objects */                              \
+  X (MOVE_ENTRY,    "move_entry")       /* one pointer copied by memcpy/memmove */          \
+  X (GET_OBJ,       "get_obj")          /* slab_get_obj */                                  \
+  X (PUT_OBJ,       "put_obj")          /* slab_put_obj incl. the reciprocal divide */      \
+  X (LIST_OP,       "list_op")          /* list_add / list_del */                           \
+  X (FREE_BLOCK,    "free_block")       /* free_block per object beside put_obj */          \
+  X (FLUSH,         "flush")            /* cache_flusharray */                              \
+  X (ALIEN,         "alien")            /* cache_free_alien */                              \
+  X (DRAIN_ALIEN,   "drain_alien")      /* __drain_alien_cache */                           \
+  X (GROW,          "grow")             /* cache_grow bookkeeping beside the page alloc */  \
+  X (MAP_PAGE,      "map_page")         /* slab_map_pages / __SetPageSlab per page */       \
+  X (INIT_OBJ,      "init_obj")         /* cache_init_objs per object */                    \
+  X (DESTROY,       "destroy")          /* slab_destroy + kmem_freepages */                 \
+  X (NODE_ALLOC,    "node_alloc")       /* ____cache_alloc_node */                          \
+  X (DRAIN_ARRAY,   "drain_array")      /* drain_array */                                   \
+  X (REAP_CACHE,    "reap_cache")       /* cache_reap's per-cache loop body */              \
+  X (REAP,          "reap")             /* cache_reap entry, trylock, reschedule */
 
-enum {
-#define SLAB_COST_ENUM(n, v) COST_##n = v,
-  SLAB_COSTS (SLAB_COST_ENUM)
-#undef SLAB_COST_ENUM
-};
+SIM_PATHS_DEFINE (SLAB_PATHS)
 
 static const char *const stat_names[SIM_SLAB_N_STATS] = {
 #define SLAB_STAT_NAME(e, n) n,
@@ -281,6 +280,7 @@ typedef struct {
 
 struct SimSlab {
   const SlabEra *era;
+  SimPathCost    path[N_PATHS];     /* the era's table, by P_* */
   char          *kernel;
   SimAllocEnv    env;
   guint          n_nodes;
@@ -475,12 +475,12 @@ list_head_addr (const Node *n, guint list)
 }
 
 static void
-list_del_slab (SimOp *op, Node *n, Slab *s)
+list_del_slab (SimSlab *m, SimOp *op, Node *n, Slab *s)
 {
   g_assert (s->list != LIST_NONE);
   SlabList *l = &n->lists[s->list];
   SimAddr head = list_head_addr (n, s->list);
-  sim_op_instr (op, COST_LIST_OP);
+  sim_op_path (op, &m->path[P_LIST_OP]);
   desc_rd (op, s, SL_LIST, 16);
   /* prev->next = next; next->prev = prev */
   sim_op_write (op, s->prev ? s->prev->desc + SL_LIST : head, 8, SIM_MEM_CACHE_META);
@@ -499,12 +499,12 @@ list_del_slab (SimOp *op, Node *n, Slab *s)
 }
 
 static void
-list_add_slab (SimOp *op, Node *n, Slab *s, guint list, gboolean tail)
+list_add_slab (SimSlab *m, SimOp *op, Node *n, Slab *s, guint list, gboolean tail)
 {
   g_assert (s->list == LIST_NONE);
   SlabList *l = &n->lists[list];
   SimAddr head = list_head_addr (n, list);
-  sim_op_instr (op, COST_LIST_OP);
+  sim_op_path (op, &m->path[P_LIST_OP]);
   desc_wr (op, s, SL_LIST, 16);
   if (tail)
     {
@@ -545,7 +545,7 @@ list_add_slab (SimOp *op, Node *n, Slab *s, guint list, gboolean tail)
 static Slab *
 virt_to_slab (SimSlab *m, SimOp *op, SimAddr obj)
 {
-  sim_op_instr (op, COST_VIRT_TO_PAGE);
+  sim_op_path (op, &m->path[P_VIRT_TO_PAGE]);
   SimAddr page = obj & ~(SimAddr) (SIM_PAGE_SIZE - 1);
   SimAddr pg = sim_page_struct (m->env.pages, page);
   sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
@@ -554,9 +554,9 @@ virt_to_slab (SimSlab *m, SimOp *op, SimAddr obj)
 }
 
 static SimAddr
-slab_get_obj (SimOp *op, Slab *s)
+slab_get_obj (SimSlab *m, SimOp *op, Slab *s)
 {
-  sim_op_instr (op, COST_GET_OBJ);
+  sim_op_path (op, &m->path[P_GET_OBJ]);
   desc_rd (op, s, SL_INUSE, 8);
   desc_rd (op, s, SL_S_MEM, 8);
   SimAddr obj = obj_addr (s, s->free);
@@ -568,9 +568,9 @@ slab_get_obj (SimOp *op, Slab *s)
 }
 
 static void
-slab_put_obj (SimOp *op, Slab *s, SimAddr obj)
+slab_put_obj (SimSlab *m, SimOp *op, Slab *s, SimAddr obj)
 {
-  sim_op_instr (op, COST_PUT_OBJ);
+  sim_op_path (op, &m->path[P_PUT_OBJ]);
   desc_rd (op, s, SL_S_MEM, 8);
   guint idx = (guint) ((obj - s->s_mem) / s->c->buffer_size);
   desc_rd (op, s, SL_INUSE, 8);
@@ -607,7 +607,7 @@ kmem_freepages (SimSlab *m, SimOp *op, SlabCache *c, SimAddr pages)
   /* __ClearPageSlab on every page, then free_pages. */
   for (guint i = 0; i < (1u << c->gfporder); i++)
     {
-      sim_op_instr (op, COST_MAP_PAGE);
+      sim_op_path (op, &m->path[P_MAP_PAGE]);
       sim_op_write (op, sim_page_struct (m->env.pages, pages + ((SimAddr) i << SIM_PAGE_SHIFT))
                         + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
     }
@@ -626,7 +626,7 @@ kmem_getpages (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, gint nodeid)
     return 0;
   for (guint i = 0; i < (1u << c->gfporder); i++)
     {
-      sim_op_instr (op, COST_MAP_PAGE);
+      sim_op_path (op, &m->path[P_MAP_PAGE]);
       sim_op_write (op, sim_page_struct (m->env.pages, a + ((SimAddr) i << SIM_PAGE_SHIFT))
                         + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
     }
@@ -636,7 +636,7 @@ kmem_getpages (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, gint nodeid)
 static void
 slab_destroy (SimSlab *m, SimOp *op, SlabCache *c, Slab *s)
 {
-  sim_op_instr (op, COST_DESTROY);
+  sim_op_path (op, &m->path[P_DESTROY]);
   desc_rd (op, s, SL_COLOUROFF, 16);          /* s_mem - colouroff */
   SimAddr pages = s->pages, desc = s->desc;
   map_slab_pages (m, s, FALSE);
@@ -652,7 +652,7 @@ slab_destroy (SimSlab *m, SimOp *op, SlabCache *c, Slab *s)
 static gboolean
 cache_grow (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid, SimAddr pages)
 {
-  sim_op_instr (op, COST_GROW);
+  sim_op_path (op, &m->path[P_GROW]);
   Node *n = nodelist (op, c, nodeid);
   list_lock (op, n);
   l3_rd (op, n, L3_COLOUR_NEXT, 4);
@@ -705,7 +705,7 @@ cache_grow (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid, SimA
   /* slab_map_pages: page->lru.next = cache, page->lru.prev = slab */
   for (guint i = 0; i < (1u << c->gfporder); i++)
     {
-      sim_op_instr (op, COST_MAP_PAGE);
+      sim_op_path (op, &m->path[P_MAP_PAGE]);
       sim_op_write (op, sim_page_struct (m->env.pages, pages + ((SimAddr) i << SIM_PAGE_SHIFT))
                         + PG_LRU, 16, SIM_MEM_STRUCT_PAGE);
     }
@@ -714,7 +714,7 @@ cache_grow (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid, SimA
   /* cache_init_objs: the constructor writes each object; bufctl[i] = i+1 */
   for (guint i = 0; i < c->num; i++)
     {
-      sim_op_instr (op, COST_INIT_OBJ);
+      sim_op_path (op, &m->path[P_INIT_OBJ]);
       if (c->flags & SIM_SLAB_CTOR)
         sim_op_write (op, obj_addr (s, i), MIN (c->buffer_size, 64u), SIM_MEM_OBJECT);
       s->bufctl[i] = i + 1 < c->num ? i + 1 : BUFCTL_END;
@@ -722,7 +722,7 @@ cache_grow (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid, SimA
     }
 
   list_lock (op, n);
-  list_add_slab (op, n, s, LIST_FREE, TRUE);
+  list_add_slab (m, op, n, s, LIST_FREE, TRUE);
   stat (m, op, c, SIM_SLAB_GROWN);
   n->free_objects += c->num;
   l3_wr (op, n, L3_FREE_OBJECTS, 8);
@@ -737,13 +737,13 @@ cache_grow (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid, SimA
 static guint
 transfer_objects (SimSlab *m, SimOp *op, ArrayCache *to, ArrayCache *from, guint max)
 {
-  sim_op_instr (op, COST_TRANSFER);
+  sim_op_path (op, &m->path[P_TRANSFER]);
   ac_rd (op, from, AC_AVAIL, 4);
   ac_rd (op, to, AC_AVAIL, 8);
   guint nr = MIN (MIN (from->avail, max), to->limit - to->avail);
   if (nr == 0)
     return 0;
-  sim_op_instr (op, COST_MOVE_ENTRY * nr);
+  sim_op_path_n (op, &m->path[P_MOVE_ENTRY], nr);
   sim_op_touch_range (op, ac_entry_addr (from, from->avail - nr), 8 * nr, SIM_ACC_READ,
                       SIM_MEM_CPU_SLAB);
   sim_op_touch_range (op, ac_entry_addr (to, to->avail), 8 * nr, SIM_ACC_WRITE,
@@ -770,14 +770,14 @@ free_block (SimSlab *m, SimOp *op, SlabCache *c, const SimAddr *objs, SimAddr ob
   Node *n = nodelist (op, c, node);
   for (guint i = 0; i < nr; i++)
     {
-      sim_op_instr (op, COST_FREE_BLOCK);
+      sim_op_path (op, &m->path[P_FREE_BLOCK]);
       if (objs_addr)
         sim_op_read (op, objs_addr + 8 * (SimAddr) i, 8, SIM_MEM_CPU_SLAB);
       SimAddr obj = objs[i];
       Slab *s = virt_to_slab (m, op, obj);
       g_assert (s != NULL && s->c == c && s->nodeid == node);
-      list_del_slab (op, n, s);
-      slab_put_obj (op, s, obj);
+      list_del_slab (m, op, n, s);
+      slab_put_obj (m, op, s, obj);
       stat_dec_active (m, op, c);
       n->free_objects++;
       l3_wr (op, n, L3_FREE_OBJECTS, 8);
@@ -791,24 +791,24 @@ free_block (SimSlab *m, SimOp *op, SlabCache *c, const SimAddr *objs, SimAddr ob
               slab_destroy (m, op, c, s);
             }
           else
-            list_add_slab (op, n, s, LIST_FREE, FALSE);
+            list_add_slab (m, op, n, s, LIST_FREE, FALSE);
         }
       else
         /* To the tail: the longest time for the other objects to come
          * back too. */
-        list_add_slab (op, n, s, LIST_PARTIAL, TRUE);
+        list_add_slab (m, op, n, s, LIST_PARTIAL, TRUE);
     }
 }
 
 /* Remove the first @nr entries of @ac, sliding the rest down (memmove). */
 static void
-ac_shift (SimOp *op, ArrayCache *ac, guint nr)
+ac_shift (SimSlab *m, SimOp *op, ArrayCache *ac, guint nr)
 {
   ac->avail -= nr;
   ac_wr (op, ac, AC_AVAIL, 4);
   if (ac->avail)
     {
-      sim_op_instr (op, COST_MOVE_ENTRY * ac->avail);
+      sim_op_path_n (op, &m->path[P_MOVE_ENTRY], ac->avail);
       sim_op_touch_range (op, ac_entry_addr (ac, nr), 8 * (SimAddr) ac->avail, SIM_ACC_READ,
                           SIM_MEM_CPU_SLAB);
       sim_op_touch_range (op, ac_entry_addr (ac, 0), 8 * (SimAddr) ac->avail, SIM_ACC_WRITE,
@@ -822,7 +822,7 @@ drain_alien_one (SimSlab *m, SimOp *op, SlabCache *c, ArrayCache *ac, guint node
 {
   /* __drain_alien_cache: into the remote node's shared array first, the
    * rest back to the remote slabs. */
-  sim_op_instr (op, COST_DRAIN_ALIEN);
+  sim_op_path (op, &m->path[P_DRAIN_ALIEN]);
   Node *rn = nodelist (op, c, node);
   ac_rd (op, ac, AC_AVAIL, 4);
   if (ac->avail == 0)
@@ -848,7 +848,7 @@ cache_free_alien (SimSlab *m, SimOp *op, SlabCache *c, SimAddr obj)
   guint nodeid = s->nodeid;
   if (nodeid == node)
     return FALSE;
-  sim_op_instr (op, COST_ALIEN);
+  sim_op_path (op, &m->path[P_ALIEN]);
   Node *n = nodelist (op, c, node);
   stat (m, op, c, SIM_SLAB_NODE_FREES);
   l3_rd (op, n, L3_ALIEN, 8);
@@ -882,7 +882,7 @@ cache_free_alien (SimSlab *m, SimOp *op, SlabCache *c, SimAddr obj)
 static void
 cache_flusharray (SimSlab *m, SimOp *op, SlabCache *c, ArrayCache *ac)
 {
-  sim_op_instr (op, COST_FLUSH);
+  sim_op_path (op, &m->path[P_FLUSH]);
   guint node = node_of_cpu (m, op->cpu);
   ac_rd (op, ac, AC_BATCHCOUNT, 4);
   guint batchcount = ac->batchcount;
@@ -899,7 +899,7 @@ cache_flusharray (SimSlab *m, SimOp *op, SlabCache *c, ArrayCache *ac)
         {
           if (batchcount > max)
             batchcount = max;
-          sim_op_instr (op, COST_MOVE_ENTRY * batchcount);
+          sim_op_path_n (op, &m->path[P_MOVE_ENTRY], batchcount);
           sim_op_touch_range (op, ac_entry_addr (ac, 0), 8 * (SimAddr) batchcount,
                               SIM_ACC_READ, SIM_MEM_CPU_SLAB);
           sim_op_touch_range (op, ac_entry_addr (sh, sh->avail), 8 * (SimAddr) batchcount,
@@ -921,7 +921,7 @@ cache_flusharray (SimSlab *m, SimOp *op, SlabCache *c, ArrayCache *ac)
                       8, SIM_MEM_CACHE_META);
     }
   list_unlock (op, n);
-  ac_shift (op, ac, batchcount);
+  ac_shift (m, op, ac, batchcount);
 }
 
 /* ------------------------------------------------------------------ */
@@ -930,7 +930,7 @@ cache_flusharray (SimSlab *m, SimOp *op, SlabCache *c, ArrayCache *ac)
 static SimAddr
 cache_alloc_refill (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp)
 {
-  sim_op_instr (op, COST_REFILL);
+  sim_op_path (op, &m->path[P_REFILL]);
   for (;;)
     {
       guint node = node_of_cpu (m, op->cpu);
@@ -971,13 +971,13 @@ cache_alloc_refill (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp)
               batchcount--;
               stat (m, op, c, SIM_SLAB_NUM_ALLOCATIONS);
               stat (m, op, c, SIM_SLAB_NUM_ACTIVE);
-              SimAddr obj = slab_get_obj (op, s);
+              SimAddr obj = slab_get_obj (m, op, s);
               ac->entry[ac->avail] = obj;
               sim_op_write (op, ac_entry_addr (ac, ac->avail), 8, SIM_MEM_CPU_SLAB);
               ac->avail++;
             }
-          list_del_slab (op, n, s);
-          list_add_slab (op, n, s, s->free == BUFCTL_END ? LIST_FULL : LIST_PARTIAL, FALSE);
+          list_del_slab (m, op, n, s);
+          list_add_slab (m, op, n, s, s->free == BUFCTL_END ? LIST_FULL : LIST_PARTIAL, FALSE);
         }
       if (!done)
         {
@@ -1062,7 +1062,7 @@ fallback_alloc (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp)
 static SimAddr
 node_alloc (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid)
 {
-  sim_op_instr (op, COST_NODE_ALLOC);
+  sim_op_path (op, &m->path[P_NODE_ALLOC]);
   Node *n = nodelist (op, c, nodeid);
   for (;;)
     {
@@ -1080,11 +1080,11 @@ node_alloc (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid)
         {
           stat (m, op, c, SIM_SLAB_NODE_ALLOCS);
           stat (m, op, c, SIM_SLAB_NUM_ACTIVE);
-          SimAddr obj = slab_get_obj (op, s);
+          SimAddr obj = slab_get_obj (m, op, s);
           n->free_objects--;
           l3_wr (op, n, L3_FREE_OBJECTS, 8);
-          list_del_slab (op, n, s);
-          list_add_slab (op, n, s, s->free == BUFCTL_END ? LIST_FULL : LIST_PARTIAL, FALSE);
+          list_del_slab (m, op, n, s);
+          list_add_slab (m, op, n, s, s->free == BUFCTL_END ? LIST_FULL : LIST_PARTIAL, FALSE);
           list_unlock (op, n);
           return obj;
         }
@@ -1098,7 +1098,7 @@ node_alloc (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid)
 static SimAddr
 cache_alloc_node (SimSlab *m, SimOp *op, SlabCache *c, gint nodeid, guint32 gfp)
 {
-  sim_op_instr (op, COST_FAST_ALLOC);
+  sim_op_path (op, &m->path[P_FAST_ALLOC]);
   sim_op_irqsave (op);                         /* local_irq_save in __cache_alloc */
   guint local = node_of_cpu (m, op->cpu);
   SimAddr obj = 0;
@@ -1143,7 +1143,7 @@ sim_slab_cache_alloc (SimSlab *m, SimOp *op, SimCacheId id, gint node, guint32 g
 static void
 cache_free (SimSlab *m, SimOp *op, SlabCache *c, SimAddr obj)
 {
-  sim_op_instr (op, COST_FAST_FREE);
+  sim_op_path (op, &m->path[P_FAST_FREE]);
   /* kmem_cache_free and kfree run __cache_free between local_irq_save
    * and local_irq_restore. */
   sim_op_irqsave (op);
@@ -1183,7 +1183,7 @@ sim_slab_free (SimSlab *m, SimOp *op, SimAddr addr)
    * kmem_cache_free is handed it.  The general caches are kmalloc's. */
   if (c->general)
     {
-      sim_op_instr (op, COST_KFREE);
+      sim_op_path (op, &m->path[P_KFREE]);
       SimAddr pg = sim_page_struct (m->env.pages, page);
       sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
       sim_op_read (op, pg + PG_LRU, 8, SIM_MEM_STRUCT_PAGE);
@@ -1203,7 +1203,7 @@ find_general_cachep (SimSlab *m, SimOp *op, gsize size, guint32 gfp)
     {
       if (op)
         {
-          sim_op_instr (op, COST_KMALLOC_STEP);
+          sim_op_path (op, &m->path[P_KMALLOC_STEP]);
           sim_op_read (op, m->malloc_sizes_addr + 24 * (SimAddr) i, 8, SIM_MEM_CACHE_META);
         }
       if (i == m->n_sizes || size <= m->sizes[i])
@@ -1242,7 +1242,7 @@ static void
 drain_array (SimSlab *m, SimOp *op, SlabCache *c, Node *n, ArrayCache *ac, gboolean force,
              guint node)
 {
-  sim_op_instr (op, COST_DRAIN_ARRAY);
+  sim_op_path (op, &m->path[P_DRAIN_ARRAY]);
   if (ac == NULL)
     return;
   ac_rd (op, ac, AC_AVAIL, 16);
@@ -1261,7 +1261,7 @@ drain_array (SimSlab *m, SimOp *op, SlabCache *c, Node *n, ArrayCache *ac, gbool
       if (tofree > ac->avail)
         tofree = (ac->avail + 1) / 2;
       free_block (m, op, c, ac->entry, ac_entry_addr (ac, 0), tofree, node);
-      ac_shift (op, ac, tofree);
+      ac_shift (m, op, ac, tofree);
     }
   list_unlock (op, n);
 }
@@ -1277,7 +1277,7 @@ drain_freelist (SimSlab *m, SimOp *op, SlabCache *c, Node *n, guint tofree)
         break;
       list_lock (op, n);
       Slab *s = n->lists[LIST_FREE].tail;
-      list_del_slab (op, n, s);
+      list_del_slab (m, op, n, s);
       n->free_objects -= c->num;
       l3_wr (op, n, L3_FREE_OBJECTS, 8);
       list_unlock (op, n);
@@ -1314,13 +1314,13 @@ reap_alien (SimSlab *m, SimOp *op, SlabCache *c, Node *n)
 void
 sim_slab_reap (SimSlab *m, SimOp *op)
 {
-  sim_op_instr (op, COST_REAP);
+  sim_op_path (op, &m->path[P_REAP]);
   guint node = node_of_cpu (m, op->cpu);
   /* cache_chain is newest first (list_add). */
   for (guint i = m->caches->len; i-- > 0;)
     {
       SlabCache *c = g_ptr_array_index (m->caches, i);
-      sim_op_instr (op, COST_REAP_CACHE);
+      sim_op_path (op, &m->path[P_REAP_CACHE]);
       Node *n = nodelist (op, c, node);
       reap_alien (m, op, c, n);
       drain_array (m, op, c, n, cpu_cache_get (op, c), FALSE, node);
@@ -1913,7 +1913,9 @@ sim_slab_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   m->caches = g_ptr_array_new ();
   m->by_name = g_hash_table_new (g_str_hash, g_str_equal);
   m->slab_of = g_hash_table_new (g_direct_hash, g_direct_equal);
-  if (!parse_params (m, spec, error))
+  g_autofree char *table = g_strconcat ("slab-", era->name, NULL);
+  if (!sim_paths_load (table, path_keys, N_PATHS, m->path, error)
+      || !parse_params (m, spec, error))
     {
       sim_slab_free_model (m);
       return NULL;

@@ -57,6 +57,7 @@
  * under one name returns the first (the kernel refuses the duplicate).
  */
 #include "models/alloc/slqb.h"
+#include "models/alloc/paths.h"
 #include "models/page/page-alloc.h"
 #include "sim/core/errors.h"
 
@@ -115,33 +116,30 @@
 #define KC_COLOUR         60
 #define KC_STRUCT_SIZE    128
 
-/* Instruction counts charged per step: estimates of the x86-64 code of
- * each path (docs/models/slqb.md).  Memory latency comes on top, from the
- * cache model. */
-#define SLQB_COSTS(X)                                                         \
-  X (FAST_ALLOC,        14)   /* slab_alloc + __slab_alloc, irq save/restore */ \
-  X (FAST_FREE,         14)   /* slab_free + __slab_free */                   \
-  X (GET_PAGE,          16)   /* __cache_list_get_page */                     \
-  X (CLAIM,             20)   /* claim_remote_free_list */                    \
-  X (NEW_SLAB,          70)   /* __slab_alloc_page + new_slab_page bookkeeping */ \
-  X (INIT_OBJECT,        4)   /* threading one object into the page freelist */ \
-  X (FREE_SLAB,         35)   /* free_slab */                                 \
-  X (FLUSH,             18)   /* flush_free_list entry and exit */            \
-  X (FLUSH_OBJECT,       6)   /* one object of a flush loop */                \
-  X (OBJ_TO_PAGE,        8)   /* free_object_to_page */                       \
-  X (PARTIAL_OP,         8)   /* list_add / list_del on the partial list */   \
-  X (TO_REMOTE,         12)   /* slab_free_to_remote */                       \
-  X (FLUSH_RFREE,       22)   /* flush_remote_free_cache */                   \
-  X (REMOTE_ALLOC,      25)   /* __remote_slab_alloc(_node) */                \
-  X (TRIM_CACHE,        15)   /* cache_trim_worker, per cache */              \
-  X (KMALLOC_INDEX,      6)   /* get_slab */                                  \
-  X (VIRT_TO_PAGE,       8)   /* virt_to_head_page arithmetic */
+/* The kernel paths whose instructions the model charges, one row each in
+ * every era's table configs/paths/slqb-ERA.tsv (models/alloc/paths.h,
+ * docs/models/paths.md).  Memory latency comes on top, from the cache
+ * model. */
+#define SLQB_PATHS(X)                                                                       \
+  X (FAST_ALLOC,    "fast_alloc")       /* slab_alloc + __slab_alloc, irq save/restore */   \
+  X (FAST_FREE,     "fast_free")        /* slab_free + __slab_free */                       \
+  X (GET_PAGE,      "get_page")         /* __cache_list_get_page */                         \
+  X (CLAIM,         "claim")            /* claim_remote_free_list */                        \
+  X (NEW_SLAB,      "new_slab")         /* __slab_alloc_page + new_slab_page bookkeeping */ \
+  X (INIT_OBJECT,   "init_object")      /* threading one object into the page freelist */   \
+  X (FREE_SLAB,     "free_slab")        /* free_slab */                                     \
+  X (FLUSH,         "flush")            /* flush_free_list entry and exit */                \
+  X (FLUSH_OBJECT,  "flush_object")     /* one object of a flush loop */                    \
+  X (OBJ_TO_PAGE,   "obj_to_page")      /* free_object_to_page */                           \
+  X (PARTIAL_OP,    "partial_op")       /* list_add / list_del on the partial list */       \
+  X (TO_REMOTE,     "to_remote")        /* slab_free_to_remote */                           \
+  X (FLUSH_RFREE,   "flush_rfree")      /* flush_remote_free_cache */                       \
+  X (REMOTE_ALLOC,  "remote_alloc")     /* __remote_slab_alloc(_node) */                    \
+  X (TRIM_CACHE,    "trim_cache")       /* cache_trim_worker, per cache */                  \
+  X (KMALLOC_INDEX, "kmalloc_index")    /* get_slab */                                      \
+  X (VIRT_TO_PAGE,  "virt_to_page")     /* virt_to_head_page arithmetic */
 
-enum {
-#define SLQB_COST_ENUM(n, v) COST_##n = v,
-  SLQB_COSTS (SLQB_COST_ENUM)
-#undef SLQB_COST_ENUM
-};
+SIM_PATHS_DEFINE (SLQB_PATHS)
 
 static const char *const stat_names[SIM_SLQB_N_STATS] = {
 #define SLQB_STAT_NAME(e, n) n,
@@ -235,6 +233,7 @@ struct SlqbCache {
 
 struct SimSlqb {
   SimAllocEnv  env;
+  SimPathCost  path[N_PATHS];   /* configs/paths/slqb-2.6.31.tsv, by P_* */
   SimSlqbParams p;
   guint        n_nodes;
   guint        line;
@@ -367,7 +366,7 @@ get_node_slab (SimOp *op, SlqbCache *s, guint node)
 static void
 virt_to_head (SimSlqb *m, SimOp *op, Obj o)
 {
-  sim_op_instr (op, COST_VIRT_TO_PAGE);
+  sim_op_path (op, &m->path[P_VIRT_TO_PAGE]);
   SimAddr a = obj_addr (o.pg, o.idx);
   SimAddr pg = sim_page_struct (m->env.pages, a);
   sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
@@ -379,10 +378,10 @@ virt_to_head (SimSlqb *m, SimOp *op, Obj o)
 /* Partial lists                                                       */
 
 static void
-partial_add (SimOp *op, CacheList *l, SlqbPage *pg)
+partial_add (SimSlqb *m, SimOp *op, CacheList *l, SlqbPage *pg)
 {
   /* list_add: at the head. */
-  sim_op_instr (op, COST_PARTIAL_OP);
+  sim_op_path (op, &m->path[P_PARTIAL_OP]);
   wr_l (op, l, KL_PARTIAL, 8);
   if (l->partial_head)
     wr_pg (op, l->partial_head, PG_LRU + 8, 8);
@@ -400,10 +399,10 @@ partial_add (SimOp *op, CacheList *l, SlqbPage *pg)
 }
 
 static void
-partial_del (SimOp *op, CacheList *l, SlqbPage *pg)
+partial_del (SimSlqb *m, SimOp *op, CacheList *l, SlqbPage *pg)
 {
   g_assert (pg->on_partial);
-  sim_op_instr (op, COST_PARTIAL_OP);
+  sim_op_path (op, &m->path[P_PARTIAL_OP]);
   rd_pg (op, pg, PG_LRU, 16);
   if (pg->prev)
     wr_pg (op, pg->prev, PG_LRU, 8);
@@ -458,7 +457,7 @@ new_slab_page (SimSlqb *m, SimOp *op, SlqbCache *s, guint32 gfp, gint node, guin
   wr_pg (op, pg, PG_FLAGS, 8);
   for (guint i = 0; i < n; i++)
     {
-      sim_op_instr (op, COST_INIT_OBJECT);
+      sim_op_path (op, &m->path[P_INIT_OBJECT]);
       set_fp (op, (Obj) { pg, i }, i + 1 < n ? (Obj) { pg, i + 1 } : OBJ_NULL);
     }
   pg->freelist = (Obj) { pg, 0 };
@@ -470,7 +469,7 @@ new_slab_page (SimSlqb *m, SimOp *op, SlqbCache *s, guint32 gfp, gint node, guin
 static void
 free_slab (SimSlqb *m, SimOp *op, SlqbPage *pg)
 {
-  sim_op_instr (op, COST_FREE_SLAB);
+  sim_op_path (op, &m->path[P_FREE_SLAB]);
   wr_pg (op, pg, PG_FLAGS, 8);            /* reset mapcount, clear PG_slab */
   g_hash_table_remove (m->page_of, GSIZE_TO_POINTER (pg->base));
   sim_page_free (m->env.pages, op, pg->base, pg->order);
@@ -483,7 +482,7 @@ static gboolean
 free_object_to_page (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l, SlqbPage *pg, Obj o)
 {
   g_assert (pg->list == l);
-  sim_op_instr (op, COST_OBJ_TO_PAGE);
+  sim_op_path (op, &m->path[P_OBJ_TO_PAGE]);
   rd_pg (op, pg, PG_INUSE, 20);
   set_fp (op, o, pg->freelist);
   pg->freelist = o;
@@ -494,7 +493,7 @@ free_object_to_page (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l, SlqbPage
       if (s->g.objects > 1)
         {
           l->nr_partial--;
-          partial_del (op, l, pg);
+          partial_del (m, op, l, pg);
         }
       l->nr_slabs--;
       wr_l (op, l, KL_NR_PARTIAL, 32);
@@ -506,7 +505,7 @@ free_object_to_page (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l, SlqbPage
     {
       l->nr_partial++;
       wr_l (op, l, KL_NR_PARTIAL, 8);
-      partial_add (op, l, pg);
+      partial_add (m, op, l, pg);
       stat_inc (m, op, l, SIM_SLQB_FLUSH_SLAB_PARTIAL);
     }
   return FALSE;
@@ -524,7 +523,7 @@ flush_remote_free_cache (SimSlqb *m, SimOp *op, SlqbCache *s, CpuSlab *c)
   guint64 nr = src->nr;
   if (nr == 0)
     return;
-  sim_op_instr (op, COST_FLUSH_RFREE);
+  sim_op_path (op, &m->path[P_FLUSH_RFREE]);
   stat_inc (m, op, cl, SIM_SLQB_FLUSH_RFREE_LIST);
   stat_add (m, op, cl, SIM_SLQB_FLUSH_RFREE_LIST_OBJECTS, nr);
 
@@ -543,7 +542,7 @@ flush_remote_free_cache (SimSlqb *m, SimOp *op, SlqbCache *s, CpuSlab *c)
         {
           Obj o = head;
           g_assert (!obj_null (o));
-          sim_op_instr (op, COST_FLUSH_OBJECT);
+          sim_op_path (op, &m->path[P_FLUSH_OBJECT]);
           rd_fp (op, o);
           head = get_fp (o);
           virt_to_head (m, op, o);
@@ -592,7 +591,7 @@ static void
 slab_free_to_remote (SimSlqb *m, SimOp *op, SlqbCache *s, Obj o, CpuSlab *c)
 {
   CacheList *cl = &c->list;
-  sim_op_instr (op, COST_TO_REMOTE);
+  sim_op_path (op, &m->path[P_TO_REMOTE]);
   rd_pg (op, o.pg, PG_LIST, 8);
   rd_l (op, cl, KCC_REMOTE_LIST, 8);
   if (o.pg->list != c->remote_cache_list)
@@ -629,7 +628,7 @@ flush_free_list (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l)
   guint64 nr = l->freelist.nr;
   if (nr == 0)
     return;
-  sim_op_instr (op, COST_FLUSH);
+  sim_op_path (op, &m->path[P_FLUSH]);
   rd_kc (op, s, KC_FREEBATCH);
   nr = MIN ((guint64) s->g.freebatch, nr);
   stat_inc (m, op, l, SIM_SLQB_FLUSH_FREE_LIST);
@@ -643,7 +642,7 @@ flush_free_list (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l)
     {
       Obj o = head;
       g_assert (!obj_null (o));
-      sim_op_instr (op, COST_FLUSH_OBJECT);
+      sim_op_path (op, &m->path[P_FLUSH_OBJECT]);
       rd_fp (op, o);
       head = get_fp (o);
       virt_to_head (m, op, o);
@@ -690,7 +689,7 @@ claim_remote_free_list (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l)
   rd_l (op, l, KL_RF_NR, 8);
   if (l->remote_free.nr == 0)
     return;
-  sim_op_instr (op, COST_CLAIM);
+  sim_op_path (op, &m->path[P_CLAIM]);
   lock_at (op, &l->rf_lock, l, KL_RF_LOCK);
   l->remote_free_check = FALSE;
   wr_l (op, l, KL_REMOTE_CHECK, 4);
@@ -755,7 +754,7 @@ cache_list_get_page_locked (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l, O
   rd_l (op, l, KL_NR_PARTIAL, 8);
   if (l->nr_partial == 0)
     return FALSE;
-  sim_op_instr (op, COST_GET_PAGE);
+  sim_op_path (op, &m->path[P_GET_PAGE]);
   rd_l (op, l, KL_PARTIAL, 8);
   SlqbPage *pg = l->partial_head;
   rd_pg (op, pg, PG_INUSE, 20);
@@ -763,7 +762,7 @@ cache_list_get_page_locked (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l, O
     {
       l->nr_partial--;
       wr_l (op, l, KL_NR_PARTIAL, 8);
-      partial_del (op, l, pg);
+      partial_del (m, op, l, pg);
     }
   pg->inuse++;
   Obj o = pg->freelist;
@@ -794,7 +793,7 @@ cache_list_get_page (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l, Obj *out
 static gboolean
 slab_alloc_page (SimSlqb *m, SimOp *op, SlqbCache *s, guint32 gfp, gint node, Obj *out)
 {
-  sim_op_instr (op, COST_NEW_SLAB);
+  sim_op_path (op, &m->path[P_NEW_SLAB]);
   CpuSlab *c = get_cpu_slab (op, s);
   rd_l (op, &c->list, KCC_COLOUR_NEXT, 4);
   rd_kc (op, s, KC_COLOUR);
@@ -826,7 +825,7 @@ slab_alloc_page (SimSlqb *m, SimOp *op, SlqbCache *s, guint32 gfp, gint node, Ob
   l->nr_slabs++;
   l->nr_partial++;
   wr_l (op, l, KL_NR_PARTIAL, 32);
-  partial_add (op, l, pg);
+  partial_add (m, op, l, pg);
   stat_inc (m, op, l, SIM_SLQB_ALLOC);
   stat_inc (m, op, l, SIM_SLQB_ALLOC_SLAB_NEW);
   gboolean ok = cache_list_get_page_locked (m, op, s, l, out);
@@ -840,7 +839,7 @@ slab_alloc_page (SimSlqb *m, SimOp *op, SlqbCache *s, guint32 gfp, gint node, Ob
 static gboolean
 remote_slab_alloc_node (SimSlqb *m, SimOp *op, SlqbCache *s, guint32 gfp, guint node, Obj *out)
 {
-  sim_op_instr (op, COST_REMOTE_ALLOC);
+  sim_op_path (op, &m->path[P_REMOTE_ALLOC]);
   NodeSlab *n = get_node_slab (op, s, node);
   CacheList *l = &n->list;
   lock_at (op, &n->list_lock, l, KN_LIST_LOCK);
@@ -903,7 +902,7 @@ sim_slqb_cache_alloc (SimSlqb *m, SimOp *op, SimCacheId id, gint node, guint32 g
     node = SIM_NUMA_NO_NODE;            /* !CONFIG_NUMA: kmem_cache_alloc_node is kmem_cache_alloc */
   else if (node != SIM_NUMA_NO_NODE)
     node = (gint) ((guint) node % m->n_nodes);
-  sim_op_instr (op, COST_FAST_ALLOC);
+  sim_op_path (op, &m->path[P_FAST_ALLOC]);
   Obj o;
   sim_op_irqsave (op);                         /* slab_alloc: local_irq_save */
   gboolean got = slab_alloc (m, op, s, gfp, node, &o);
@@ -926,7 +925,7 @@ sim_slqb_cache_alloc (SimSlqb *m, SimOp *op, SimCacheId id, gint node, guint32 g
 static void
 slab_free (SimSlqb *m, SimOp *op, SlqbCache *s, Obj o)
 {
-  sim_op_instr (op, COST_FAST_FREE);
+  sim_op_path (op, &m->path[P_FAST_FREE]);
   sim_op_irqsave (op);                         /* slab_free: local_irq_save */
   CpuSlab *c = get_cpu_slab (op, s);
   CacheList *l = &c->list;
@@ -1023,7 +1022,7 @@ sim_slqb_kmalloc_cache (SimSlqb *m, gsize size)
 SimAddr
 sim_slqb_kmalloc (SimSlqb *m, SimOp *op, gsize size, gint node, guint32 gfp)
 {
-  sim_op_instr (op, COST_KMALLOC_INDEX);
+  sim_op_path (op, &m->path[P_KMALLOC_INDEX]);
   SimCacheId id = sim_slqb_kmalloc_cache (m, size);
   if (id == SIM_CACHE_NONE)
     return 0;                           /* no pass-through: kmalloc fails */
@@ -1043,7 +1042,7 @@ sim_slqb_trim (SimSlqb *m, SimOp *op)
   for (guint i = 0; i < m->caches->len; i++)
     {
       SlqbCache *s = g_ptr_array_index (m->caches, i);
-      sim_op_instr (op, COST_TRIM_CACHE);
+      sim_op_path (op, &m->path[P_TRIM_CACHE]);
       if (m->n_nodes > 1)
         {
           NodeSlab *n = get_node_slab (op, s, here);
@@ -1636,6 +1635,11 @@ sim_slqb_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       return NULL;
     }
   SimSlqb *m = g_new0 (SimSlqb, 1);
+  if (!sim_paths_load ("slqb-2.6.31", path_keys, N_PATHS, m->path, error))
+    {
+      g_free (m);
+      return NULL;
+    }
   m->env = *env;
   m->p = p;
   m->n_nodes = env->machine->numa && env->machine->sockets > 1 ? env->machine->sockets : 1;

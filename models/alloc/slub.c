@@ -92,6 +92,7 @@
 #include "models/alloc/slub.h"
 #include "models/page/page-alloc.h"
 #include "models/alloc/kmalloc-classes.h"
+#include "models/alloc/paths.h"
 #include "sim/core/errors.h"
 
 #include <string.h>
@@ -225,34 +226,31 @@ static const SlubEra eras[] = {
 #define MAX_EMPTY_SHEAVES 10
 #define PCS_BATCH_MAX     32
 
-/* Instruction counts charged per step: estimates of the x86-64 code of
- * each path (docs/models/slub.md explains where they come from).  Memory
- * latency comes on top, from the cache model. */
-#define SLUB_COSTS(X)                                                        \
-  X (FAST_ALLOC,        18)   /* slab_alloc fast path, irq save/restore */   \
-  X (FAST_FREE,         18)                                                  \
-  X (SLOW_ALLOC,        40)   /* __slab_alloc entry and exit */              \
-  X (SLOW_FREE,         35)   /* __slab_free */                              \
-  X (LOAD_FREELIST,     12)                                                  \
-  X (DEACTIVATE,        30)                                                  \
-  X (MOVE_OBJECT,        6)   /* one object moved between freelists */       \
-  X (PARTIAL_OP,        10)   /* add/remove on a partial list */             \
-  X (NEW_SLAB,          80)   /* new_slab bookkeeping beside the page alloc */ \
-  X (INIT_OBJECT,        4)   /* threading one object into the freelist */   \
-  X (DISCARD_SLAB,      40)                                                  \
-  X (CPU_PARTIAL_OP,    15)                                                  \
-  X (KMALLOC_INDEX,      6)   /* size to cache lookup */                     \
-  X (VIRT_TO_PAGE,       8)   /* virt_to_head_page arithmetic */             \
-  X (PCS_OP,            10)   /* alloc_from_pcs / free_to_pcs: trylock, checks, pop/push */ \
-  X (SHEAF_SWAP,         6)   /* exchanging main and spare */                \
-  X (BARN_OP,           12)   /* one barn get/put/replace under its lock */  \
-  X (BULK_OBJECT,        6)   /* one object of a bulk alloc or free */
+/* The kernel paths whose instructions the model charges, one row each in
+ * every era's table configs/paths/slub-ERA.tsv (models/alloc/paths.h,
+ * docs/models/paths.md).  Memory latency comes on top, from the cache
+ * model. */
+#define SLUB_PATHS(X)                                                        \
+  X (FAST_ALLOC,     "fast_alloc")     /* slab_alloc(_node) fast path */      \
+  X (FAST_FREE,      "fast_free")      /* slab_free / do_slab_free fast path */ \
+  X (SLOW_ALLOC,     "slow_alloc")     /* __slab_alloc entry and exit */      \
+  X (SLOW_FREE,      "slow_free")      /* __slab_free */                      \
+  X (LOAD_FREELIST,  "load_freelist")  /* taking a slab's freelist for the cpu */ \
+  X (DEACTIVATE,     "deactivate")     /* deactivate_slab / unfreeze_slab */  \
+  X (MOVE_OBJECT,    "move_object")    /* one object moved between freelists */ \
+  X (PARTIAL_OP,     "partial_op")     /* add_partial / remove_partial */     \
+  X (NEW_SLAB,       "new_slab")       /* new_slab beside the page allocator */ \
+  X (INIT_OBJECT,    "init_object")    /* threading one object into the freelist */ \
+  X (DISCARD_SLAB,   "discard_slab")   /* discard_slab + __free_slab */       \
+  X (CPU_PARTIAL_OP, "cpu_partial_op") /* put_cpu_partial / __put_partials */ \
+  X (KMALLOC_INDEX,  "kmalloc_index")  /* size to cache lookup */             \
+  X (VIRT_TO_PAGE,   "virt_to_page")   /* virt_to_head_page / virt_to_slab */ \
+  X (PCS_OP,         "pcs_op")         /* alloc_from_pcs / free_to_pcs */     \
+  X (SHEAF_SWAP,     "sheaf_swap")     /* exchanging main and spare */        \
+  X (BARN_OP,        "barn_op")        /* one barn get/put under its lock */  \
+  X (BULK_OBJECT,    "bulk_object")    /* one object of a bulk alloc or free */
 
-enum {
-#define SLUB_COST_ENUM(n, v) COST_##n = v,
-  SLUB_COSTS (SLUB_COST_ENUM)
-#undef SLUB_COST_ENUM
-};
+SIM_PATHS_DEFINE (SLUB_PATHS)
 
 /* ------------------------------------------------------------------ */
 /* State                                                               */
@@ -340,6 +338,7 @@ struct SlubCache {
 
 struct SimSlub {
   const SlubEra *era;
+  SimPathCost    path[N_PATHS]; /* the era's table, by P_* */
   SimSlubExtras  p;
   SimSlubConfig  cfg;       /* the sizing era and boot parameters */
   SimSlubCacheSet *set;     /* caches as kmem_cache_create made them */
@@ -548,9 +547,9 @@ node_unlock (SimOp *op, SlubNode *n)
 /* Partial lists                                                       */
 
 static void
-add_partial (SimOp *op, SlubNode *n, Slab *slab, gboolean tail)
+add_partial (SimSlub *m, SimOp *op, SlubNode *n, Slab *slab, gboolean tail)
 {
-  sim_op_instr (op, COST_PARTIAL_OP);
+  sim_op_path (op, &m->path[P_PARTIAL_OP]);
   /* list_add touches the list head, the neighbour's list links and the
    * slab's own struct page; nr_partial++. */
   sim_op_write (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
@@ -584,10 +583,10 @@ add_partial (SimOp *op, SlubNode *n, Slab *slab, gboolean tail)
 }
 
 static void
-remove_partial (SimOp *op, SlubNode *n, Slab *slab)
+remove_partial (SimSlub *m, SimOp *op, SlubNode *n, Slab *slab)
 {
   g_assert (slab->where == WHERE_NODE_PARTIAL);
-  sim_op_instr (op, COST_PARTIAL_OP);
+  sim_op_path (op, &m->path[P_PARTIAL_OP]);
   sim_op_write (op, n->addr + KN_NR_PARTIAL, 8, SIM_MEM_CACHE_META);
   if (slab->prev)
     sim_op_write (op, slab->prev->page + 24, 8, SIM_MEM_STRUCT_PAGE);
@@ -618,7 +617,7 @@ remove_partial (SimOp *op, SlubNode *n, Slab *slab)
 static Slab *
 new_slab (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
 {
-  sim_op_instr (op, COST_NEW_SLAB);
+  sim_op_path (op, &m->path[P_NEW_SLAB]);
   /* allocate_slab: first the preferred order with __GFP_NORETRY, then
    * the minimum order (s->min) — ORDER_FALLBACK. */
   guint order = s->g.order, objects = s->g.objects;
@@ -653,7 +652,7 @@ new_slab (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
   for (guint i = 0; i < objects; i++)
     {
       slab->next_free[i] = (i + 1 < objects) ? (guint16) (i + 1) : NIL;
-      sim_op_instr (op, COST_INIT_OBJECT);
+      sim_op_path (op, &m->path[P_INIT_OBJECT]);
       wr_freeptr (op, slab, i);
     }
   slab->freelist = 0;
@@ -672,7 +671,7 @@ discard_slab (SimSlub *m, SimOp *op, Slab *slab)
 {
   SlubCache *s = slab->s;
   SlubNode *n = node_of_slab (s, slab);
-  sim_op_instr (op, COST_DISCARD_SLAB);
+  sim_op_path (op, &m->path[P_DISCARD_SLAB]);
   sim_op_atomic (op, n->addr + KN_NR_SLABS, 8, SIM_MEM_CACHE_META, SIM_X_LOCK_CMPXCHG);
   n->nr_slabs--;
   n->total_objects -= slab->objects;
@@ -699,7 +698,7 @@ unfreeze_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, gboolean tail)
       if (slab->freelist != NIL)
         {
           node_lock (op, n);
-          add_partial (op, n, slab, tail);
+          add_partial (m, op, n, slab, tail);
           node_unlock (op, n);
           stat (m, op, s, tail ? SIM_SLUB_DEACTIVATE_TO_TAIL : SIM_SLUB_DEACTIVATE_TO_HEAD);
         }
@@ -715,7 +714,7 @@ unfreeze_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, gboolean tail)
         {
           /* Keep a few empty slabs, at the tail so they are used last. */
           node_lock (op, n);
-          add_partial (op, n, slab, TRUE);
+          add_partial (m, op, n, slab, TRUE);
           node_unlock (op, n);
           slab_unlock (m, op, slab);
         }
@@ -735,14 +734,14 @@ deactivate_2_6 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c)
 {
   Slab *slab = c->slab;
   gboolean tail = TRUE;
-  sim_op_instr (op, COST_DEACTIVATE);
+  sim_op_path (op, &m->path[P_DEACTIVATE]);
   rd_page (op, slab);
   if (slab->freelist != NIL)
     stat (m, op, s, SIM_SLUB_DEACTIVATE_REMOTE_FREES);
   while (c->freelist != NIL)
     {
       guint16 obj = c->freelist;
-      sim_op_instr (op, COST_MOVE_OBJECT);
+      sim_op_path (op, &m->path[P_MOVE_OBJECT]);
       rd_freeptr (op, slab, obj);
       c->freelist = slab->next_free[obj];
       slab->next_free[obj] = slab->freelist;
@@ -772,7 +771,7 @@ deactivate_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 freelis
 {
   SlubNode *n = node_of_slab (s, slab);
   gboolean tail = FALSE;
-  sim_op_instr (op, COST_DEACTIVATE);
+  sim_op_path (op, &m->path[P_DEACTIVATE]);
   rd_page (op, slab);
   if (slab->freelist != NIL)
     {
@@ -784,7 +783,7 @@ deactivate_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 freelis
   guint16 last = NIL;
   for (guint16 it = freelist; it != NIL; it = slab->next_free[it])
     {
-      sim_op_instr (op, COST_MOVE_OBJECT);
+      sim_op_path (op, &m->path[P_MOVE_OBJECT]);
       rd_freeptr (op, slab, it);
       last = it;
       free_delta++;
@@ -812,7 +811,7 @@ deactivate_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 freelis
   else if (slab->freelist != NIL)
     {
       node_lock (op, n);
-      add_partial (op, n, slab, tail);
+      add_partial (m, op, n, slab, tail);
       node_unlock (op, n);
       stat (m, op, s, tail ? SIM_SLUB_DEACTIVATE_TO_TAIL : SIM_SLUB_DEACTIVATE_TO_HEAD);
     }
@@ -838,7 +837,7 @@ put_partials_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *chain)
           n = sn;
           node_lock (op, n);
         }
-      sim_op_instr (op, COST_CPU_PARTIAL_OP);
+      sim_op_path (op, &m->path[P_CPU_PARTIAL_OP]);
       rd_page (op, slab);
       slab->next = NULL;
       slab->where = WHERE_NONE;
@@ -849,7 +848,7 @@ put_partials_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *chain)
         }
       else
         {
-          add_partial (op, n, slab, TRUE);
+          add_partial (m, op, n, slab, TRUE);
           stat (m, op, s, SIM_SLUB_FREE_ADD_PARTIAL);
         }
     }
@@ -873,7 +872,7 @@ put_cpu_partial_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, gboolean d
   CpuSlab *c = &s->cpu[op->cpu];
   Slab *old = c->partial, *to_put = NULL;
   guint slabs = 0;
-  sim_op_instr (op, COST_CPU_PARTIAL_OP);
+  sim_op_path (op, &m->path[P_CPU_PARTIAL_OP]);
   rd_cpu (op, c, CC_PARTIAL);
   if (old)
     {
@@ -919,7 +918,7 @@ get_partial_node (SimSlub *m, SimOp *op, SlubCache *s, SlubNode *n)
     {
       next = slab->next;
       rd_page (op, slab);
-      remove_partial (op, n, slab);
+      remove_partial (m, op, n, slab);
       if (!m->era->tid)
         {
           /* 2.6: lock_and_freeze_slab takes the first that trylocks;
@@ -983,7 +982,7 @@ take_slab_freelist (SimSlub *m, SimOp *op, CpuSlab *c, Slab *slab)
 {
   /* load_freelist / get_freelist: the first object is returned, the rest
    * becomes the cpu freelist; the slab looks fully used meanwhile. */
-  sim_op_instr (op, COST_LOAD_FREELIST);
+  sim_op_path (op, &m->path[P_LOAD_FREELIST]);
   guint16 obj = slab->freelist;
   rd_freeptr (op, slab, obj);
   c->freelist = slab->next_free[obj];
@@ -1020,7 +1019,7 @@ static Slab *
 slow_alloc_2_6 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c, gint node,
                 guint32 gfp, guint16 *out)
 {
-  sim_op_instr (op, COST_SLOW_ALLOC);
+  sim_op_path (op, &m->path[P_SLOW_ALLOC]);
   Slab *slab = c->slab;
   if (slab)
     {
@@ -1060,7 +1059,7 @@ static Slab *
 slow_alloc_618 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c, gint node,
                 guint32 gfp, guint16 *out)
 {
-  sim_op_instr (op, COST_SLOW_ALLOC);
+  sim_op_path (op, &m->path[P_SLOW_ALLOC]);
   stat (m, op, s, SIM_SLUB_ALLOC_SLOWPATH);
   Slab *slab = c->slab;
   rd_cpu (op, c, CC_SLAB_618);
@@ -1164,7 +1163,7 @@ sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 g
       return from_pcs;
     }
 
-  sim_op_instr (op, COST_FAST_ALLOC);
+  sim_op_path (op, &m->path[P_FAST_ALLOC]);
   /* Before the lockless fast path (2.6.39) slab_alloc ran with irqs off. */
   if (!e->tid)
     sim_op_irqsave (op);
@@ -1239,7 +1238,7 @@ sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 g
 static void
 slow_free_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 obj)
 {
-  sim_op_instr (op, COST_SLOW_FREE);
+  sim_op_path (op, &m->path[P_SLOW_FREE]);
   stat (m, op, s, SIM_SLUB_FREE_SLOWPATH);
   slab_lock (m, op, slab);
   rd_page (op, slab);
@@ -1261,7 +1260,7 @@ slow_free_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 obj)
       if (prior != NIL)
         {
           node_lock (op, n);
-          remove_partial (op, n, slab);
+          remove_partial (m, op, n, slab);
           node_unlock (op, n);
           stat (m, op, s, SIM_SLUB_FREE_REMOVE_PARTIAL);
         }
@@ -1275,7 +1274,7 @@ slow_free_2_6 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 obj)
       /* A full slab gets a free object: onto the partial list (2.6.23
        * inserted at the head, 2.6.34 at the tail). */
       node_lock (op, n);
-      add_partial (op, n, slab, m->era->id != SIM_SLUB_2_6_23);
+      add_partial (m, op, n, slab, m->era->id != SIM_SLUB_2_6_23);
       node_unlock (op, n);
       stat (m, op, s, SIM_SLUB_FREE_ADD_PARTIAL);
     }
@@ -1289,7 +1288,7 @@ static void
 slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, guint16 tail,
                guint cnt)
 {
-  sim_op_instr (op, COST_SLOW_FREE);
+  sim_op_path (op, &m->path[P_SLOW_FREE]);
   stat (m, op, s, SIM_SLUB_FREE_SLOWPATH);
   rd_page (op, slab);
   guint16 prior = slab->freelist;
@@ -1333,7 +1332,7 @@ slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, gu
     {
       if (prior != NIL)
         {
-          remove_partial (op, n, slab);
+          remove_partial (m, op, n, slab);
           stat (m, op, s, SIM_SLUB_FREE_REMOVE_PARTIAL);
         }
       node_unlock (op, n);
@@ -1343,7 +1342,7 @@ slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, gu
     }
   if (!has_cpu_partial && prior == NIL)
     {
-      add_partial (op, n, slab, TRUE);
+      add_partial (m, op, n, slab, TRUE);
       stat (m, op, s, SIM_SLUB_FREE_ADD_PARTIAL);
     }
   node_unlock (op, n);
@@ -1354,7 +1353,7 @@ slab_of_addr (SimSlub *m, SimOp *op, SimAddr addr)
 {
   /* virt_to_head_page: read the page's flags (PageTail) and for a tail
    * page its head pointer. */
-  sim_op_instr (op, COST_VIRT_TO_PAGE);
+  sim_op_path (op, &m->path[P_VIRT_TO_PAGE]);
   SimAddr head = sim_page_head (m->env.pages, addr);
   SimAddr pg = sim_page_struct (m->env.pages, addr);
   sim_op_read (op, pg, 8, SIM_MEM_STRUCT_PAGE);
@@ -1380,7 +1379,7 @@ slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
       return;
     }
 
-  sim_op_instr (op, COST_FAST_FREE);
+  sim_op_path (op, &m->path[P_FAST_FREE]);
   if (!e->tid)
     sim_op_irqsave (op);                       /* 2.6.x slab_free: irqs off */
   /* s came from the object's struct page (the previous load); c->freelist
@@ -1537,7 +1536,7 @@ kmem_cache_free_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, SimAddr *p, guint
 {
   while (size > 0)
     {
-      sim_op_instr (op, COST_BULK_OBJECT);
+      sim_op_path (op, &m->path[P_BULK_OBJECT]);
       SimAddr object = p[--size];
       Slab *slab = slab_of_addr (m, op, object);
       g_assert (slab != NULL && slab->s == s);
@@ -1549,7 +1548,7 @@ kmem_cache_free_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, SimAddr *p, guint
       guint same = size, lookahead = 3;
       while (size > 0)
         {
-          sim_op_instr (op, COST_BULK_OBJECT);
+          sim_op_path (op, &m->path[P_BULK_OBJECT]);
           object = p[--size];
           if (slab_of_addr (m, op, object) == slab)
             {
@@ -1587,7 +1586,7 @@ kmem_cache_alloc_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp, Sim
   rd_kc (op, s, KC_CPU_SLAB);
   for (guint i = 0; i < size; i++)
     {
-      sim_op_instr (op, COST_BULK_OBJECT);
+      sim_op_path (op, &m->path[P_BULK_OBJECT]);
       rd_cpu (op, c, CC_FREELIST);
       if (c->freelist == NIL)
         {
@@ -1726,9 +1725,9 @@ barn_list_pop (SimOp *op, Barn *b, GQueue *q, guint head_off)
 }
 
 static inline void
-barn_lock (SimOp *op, Barn *b)
+barn_lock (SimSlub *m, SimOp *op, Barn *b)
 {
-  sim_op_instr (op, COST_BARN_OP);
+  sim_op_path (op, &m->path[P_BARN_OP]);
   sim_op_lock (op, &b->lock, b->addr + BARN_LOCK);
 }
 
@@ -1749,10 +1748,10 @@ get_barn (SimSlub *m, SimOp *op, SlubCache *s)
 }
 
 static Sheaf *
-barn_get_empty_sheaf (SimOp *op, Barn *b)
+barn_get_empty_sheaf (SimSlub *m, SimOp *op, Barn *b)
 {
   Sheaf *sh = NULL;
-  barn_lock (op, b);
+  barn_lock (m, op, b);
   sim_op_read (op, b->addr + BARN_NR_EMPTY, 4, SIM_MEM_CACHE_META);
   if (b->empty.length)
     {
@@ -1765,9 +1764,9 @@ barn_get_empty_sheaf (SimOp *op, Barn *b)
 
 /* The undo paths: no limit checked, as in the kernel. */
 static void
-barn_put_sheaf (SimOp *op, Barn *b, Sheaf *sh, gboolean full)
+barn_put_sheaf (SimSlub *m, SimOp *op, Barn *b, Sheaf *sh, gboolean full)
 {
-  barn_lock (op, b);
+  barn_lock (m, op, b);
   barn_list_push (op, b, full ? &b->full : &b->empty, full ? BARN_FULL : BARN_EMPTY, sh);
   sim_op_access (op, b->addr + (full ? BARN_NR_FULL : BARN_NR_EMPTY), 4, SIM_ACC_RMW,
                  SIM_MEM_CACHE_META);
@@ -1776,10 +1775,10 @@ barn_put_sheaf (SimOp *op, Barn *b, Sheaf *sh, gboolean full)
 
 /* barn_replace_empty_sheaf: a full sheaf for @empty, or NULL. */
 static Sheaf *
-barn_replace_empty_sheaf (SimOp *op, Barn *b, Sheaf *empty)
+barn_replace_empty_sheaf (SimSlub *m, SimOp *op, Barn *b, Sheaf *empty)
 {
   Sheaf *full = NULL;
-  barn_lock (op, b);
+  barn_lock (m, op, b);
   sim_op_read (op, b->addr + BARN_NR_FULL, 4, SIM_MEM_CACHE_META);
   if (b->full.length)
     {
@@ -1796,10 +1795,10 @@ typedef enum { BARN_OK, BARN_E2BIG, BARN_ENOMEM } BarnResult;
 /* barn_replace_full_sheaf: an empty sheaf for @full, unless the barn
  * already holds MAX_FULL_SHEAVES (-E2BIG) or has no empty one (-ENOMEM). */
 static BarnResult
-barn_replace_full_sheaf (SimOp *op, Barn *b, Sheaf *full, Sheaf **empty)
+barn_replace_full_sheaf (SimSlub *m, SimOp *op, Barn *b, Sheaf *full, Sheaf **empty)
 {
   BarnResult r = BARN_OK;
-  barn_lock (op, b);
+  barn_lock (m, op, b);
   sim_op_read (op, b->addr + BARN_NR_FULL, 8, SIM_MEM_CACHE_META);
   if (b->full.length >= MAX_FULL_SHEAVES)
     r = BARN_E2BIG;
@@ -1816,9 +1815,9 @@ barn_replace_full_sheaf (SimOp *op, Barn *b, Sheaf *full, Sheaf **empty)
 }
 
 static inline void
-swap_main_spare (SimOp *op, Pcs *pcs)
+swap_main_spare (SimSlub *m, SimOp *op, Pcs *pcs)
 {
-  sim_op_instr (op, COST_SHEAF_SWAP);
+  sim_op_path (op, &m->path[P_SHEAF_SWAP]);
   Sheaf *t = pcs->main;
   pcs->main = pcs->spare;
   pcs->spare = t;
@@ -1835,11 +1834,11 @@ pcs_replace_empty_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, guint32 g
     sim_op_read (op, pcs->spare->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
   if (pcs->spare && pcs->spare->size > 0)
     {
-      swap_main_spare (op, pcs);
+      swap_main_spare (m, op, pcs);
       return TRUE;
     }
   Barn *barn = get_barn (m, op, s);
-  Sheaf *full = barn_replace_empty_sheaf (op, barn, pcs->main);
+  Sheaf *full = barn_replace_empty_sheaf (m, op, barn, pcs->main);
   if (full)
     {
       stat (m, op, s, SIM_SLUB_BARN_GET);
@@ -1860,7 +1859,7 @@ pcs_replace_empty_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, guint32 g
           sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
         }
       else
-        empty = barn_get_empty_sheaf (op, barn);
+        empty = barn_get_empty_sheaf (m, op, barn);
     }
   pcs_unlock (op, pcs);
   if (!can_alloc)
@@ -1885,7 +1884,7 @@ pcs_replace_empty_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, guint32 g
   sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
   if (pcs->main->size == 0)
     {
-      barn_put_sheaf (op, barn, pcs->main, FALSE);
+      barn_put_sheaf (m, op, barn, pcs->main, FALSE);
       pcs->main = full;
       sim_op_write (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
       return TRUE;
@@ -1900,12 +1899,12 @@ pcs_replace_empty_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, guint32 g
     }
   if (pcs->spare->size == 0)
     {
-      barn_put_sheaf (op, barn, pcs->spare, FALSE);
+      barn_put_sheaf (m, op, barn, pcs->spare, FALSE);
       pcs->spare = full;
       sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
       return TRUE;
     }
-  barn_put_sheaf (op, barn, full, TRUE);
+  barn_put_sheaf (m, op, barn, full, TRUE);
   stat (m, op, s, SIM_SLUB_BARN_PUT);
   return TRUE;
 }
@@ -1922,7 +1921,7 @@ alloc_from_pcs (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp, Sim
     return FALSE;
 
   Pcs *pcs = &s->pcs[op->cpu];
-  sim_op_instr (op, COST_PCS_OP);
+  sim_op_path (op, &m->path[P_PCS_OP]);
   rd_kc (op, s, KC_CPU_SHEAVES);
   pcs_lock (op, pcs);
   sim_op_read (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
@@ -1968,18 +1967,18 @@ pcs_install_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, Sheaf *e
   Barn *barn = get_barn (m, op, s);
   if (pcs->main->size < s->sheaf_capacity)
     {
-      barn_put_sheaf (op, barn, empty, FALSE);
+      barn_put_sheaf (m, op, barn, empty, FALSE);
       return;
     }
   if (pcs->spare->size < s->sheaf_capacity)
     {
-      swap_main_spare (op, pcs);
-      barn_put_sheaf (op, barn, empty, FALSE);
+      swap_main_spare (m, op, pcs);
+      barn_put_sheaf (m, op, barn, empty, FALSE);
       return;
     }
   /* barn_replace_full_sheaf found no empty sheaf and one was allocated:
    * the full main goes to the barn after all. */
-  barn_put_sheaf (op, barn, pcs->main, TRUE);
+  barn_put_sheaf (m, op, barn, pcs->main, TRUE);
   stat (m, op, s, SIM_SLUB_BARN_PUT);
   pcs->main = empty;
   sim_op_write (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
@@ -1998,7 +1997,7 @@ pcs_replace_full_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs)
       sim_op_read (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
       if (pcs->spare == NULL)
         {
-          empty = barn_get_empty_sheaf (op, barn);
+          empty = barn_get_empty_sheaf (m, op, barn);
           if (empty)
             {
               pcs->spare = pcs->main;
@@ -2012,10 +2011,10 @@ pcs_replace_full_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs)
           sim_op_read (op, pcs->spare->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
           if (pcs->spare->size < s->sheaf_capacity)
             {
-              swap_main_spare (op, pcs);
+              swap_main_spare (m, op, pcs);
               return TRUE;
             }
-          BarnResult r = barn_replace_full_sheaf (op, barn, pcs->main, &empty);
+          BarnResult r = barn_replace_full_sheaf (m, op, barn, pcs->main, &empty);
           if (r == BARN_OK)
             {
               stat (m, op, s, SIM_SLUB_BARN_PUT);
@@ -2066,7 +2065,7 @@ static gboolean
 free_to_pcs (SimSlub *m, SimOp *op, SlubCache *s, SimAddr addr)
 {
   Pcs *pcs = &s->pcs[op->cpu];
-  sim_op_instr (op, COST_PCS_OP);
+  sim_op_path (op, &m->path[P_PCS_OP]);
   rd_kc (op, s, KC_CPU_SHEAVES);
   pcs_lock (op, pcs);
   sim_op_read (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
@@ -2114,7 +2113,7 @@ pcs_flush_all (SimSlub *m, SimOp *op, SlubCache *s)
 SimAddr
 sim_slub_kmalloc (SimSlub *m, SimOp *op, gsize size, gint node, guint32 gfp)
 {
-  sim_op_instr (op, COST_KMALLOC_INDEX);
+  sim_op_path (op, &m->path[P_KMALLOC_INDEX]);
   SimCacheId id = sim_slub_kmalloc_cache (m, size, gfp);
   if (id != SIM_CACHE_NONE)
     return sim_slub_cache_alloc (m, op, id, node, gfp);
@@ -2857,6 +2856,13 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   m->env = *env;
   m->kernel = g_strdup (era->name);
   m->n_nodes = env->machine->numa ? env->machine->sockets : 1;
+  g_autofree char *table = g_strconcat ("slub-", era->name, NULL);
+  if (!sim_paths_load (table, path_keys, N_PATHS, m->path, error))
+    {
+      g_free (m->kernel);
+      g_free (m);
+      return NULL;
+    }
 
   /* 2.6.33 sizes its caches exactly as 2.6.34 does; only the per-CPU
    * layout differs. */

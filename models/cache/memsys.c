@@ -164,15 +164,17 @@ struct SimMemSys {
  * aligned memory).  Contents are zeroed; free with big_free(). */
 #define BIG_ALIGN ((gsize) 2 << 20)
 
+/* NULL when the host refuses (the caller says what for): a machine with
+ * caches too big for this host is an error to report, not an abort. */
 static gpointer
 big_alloc0 (gsize bytes)
 {
   if (bytes < BIG_ALIGN)
-    return g_malloc0 (bytes);
+    return g_try_malloc0 (MAX (bytes, 1));
   gsize rounded = (bytes + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1);
   void *p = NULL;
   if (posix_memalign (&p, BIG_ALIGN, rounded) != 0)
-    g_error ("memsys: out of memory (%" G_GSIZE_FORMAT " bytes)", rounded);
+    return NULL;
 #ifdef MADV_HUGEPAGE
   madvise (p, rounded, MADV_HUGEPAGE);
 #endif
@@ -433,32 +435,96 @@ remove_way (Level *L, gsize base, guint way)
 }
 
 static gboolean
+is_pow2 (guint64 v)
+{
+  return v && (v & (v - 1)) == 0;
+}
+
+gboolean
+sim_memsys_check_level (const SimCacheLevelSpec *spec, guint *sets, const char **key,
+                        GError **error)
+{
+  const char *k = NULL;
+  if (spec->ways == 0)
+    {
+      k = "ways";
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "ways must be at least 1");
+    }
+  else if (spec->ways > SIM_MEMSYS_MAX_WAYS)
+    {
+      k = "ways";
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "%u ways: the cache model supports at most %u", spec->ways,
+                   SIM_MEMSYS_MAX_WAYS);
+    }
+  else if (spec->line < 16 || !is_pow2 (spec->line))
+    {
+      k = "line";
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "line %u bytes: expected a power of two of at least 16", spec->line);
+    }
+  else if (spec->replacement == SIM_REPL_PLRU
+           && (!is_pow2 (spec->ways) || spec->ways > SIM_MEMSYS_MAX_PLRU_WAYS))
+    {
+      k = "replacement";
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "plru needs a power-of-two number of ways up to %u (this level has %u)",
+                   SIM_MEMSYS_MAX_PLRU_WAYS, spec->ways);
+    }
+  if (k)
+    {
+      if (key)
+        *key = k;
+      return FALSE;
+    }
+  /* The set index is a bit field of the line address, so the number of
+   * sets must be a power of two; the size and the ways need not be
+   * (48 KiB 12-way, 3 MiB 12-way and 1.25 MiB 20-way all have 2^n sets). */
+  guint64 per_set = (guint64) spec->ways * spec->line;
+  guint64 n = spec->size / per_set;
+  if (key)
+    *key = "size";
+  if (spec->size == 0 || spec->size % per_set != 0)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "size %" G_GUINT64_FORMAT " bytes is not a whole number of sets of "
+                   "ways (%u) x line (%u) = %" G_GUINT64_FORMAT " bytes",
+                   spec->size, spec->ways, spec->line, per_set);
+      return FALSE;
+    }
+  if (!is_pow2 (n))
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "number of sets (%" G_GUINT64_FORMAT " = size / (%u ways x %u-byte "
+                   "lines)) must be a power of two: the cache model indexes sets with "
+                   "address bits", n, spec->ways, spec->line);
+      return FALSE;
+    }
+  if (n > SIM_MEMSYS_MAX_SETS)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "number of sets (%" G_GUINT64_FORMAT ") is more than the cache model "
+                   "indexes (at most 2^31)", n);
+      return FALSE;
+    }
+  if (key)
+    *key = NULL;
+  if (sets)
+    *sets = (guint) n;
+  return TRUE;
+}
+
+static gboolean
 level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **error)
 {
-  guint64 per_set = (guint64) spec->ways * spec->line;
-  /* The set index is a bit field, so the set count must be a power of two;
-   * the size need not be (48 KiB 12-way, 6 MiB 48-way). */
-  if (spec->ways == 0 || spec->line < 16 || (spec->line & (spec->line - 1))
-      || spec->size == 0 || spec->size % per_set || spec->size < per_set
-      || ((spec->size / per_set) & (spec->size / per_set - 1)))
+  guint sets = 0;
+  if (!sim_memsys_check_level (spec, &sets, NULL, error))
     {
-      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
-                   "cache %s: size %" G_GUINT64_FORMAT ", %u ways, %u-byte lines "
-                   "is not a geometry (expected size = sets x ways x line with a "
-                   "power-of-two number of sets, and a power-of-two line >= 16)",
-                   spec->name ? spec->name : "?", spec->size, spec->ways, spec->line);
+      g_prefix_error (error, "cache %s: ", spec->name ? spec->name : "?");
       return FALSE;
     }
-  if (spec->ways > 255 || (spec->replacement == SIM_REPL_PLRU
-                           && (spec->ways > 64 || (spec->ways & (spec->ways - 1)))))
-    {
-      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
-                   "cache %s: %u ways not supported (expected at most 255, and a "
-                   "power of two up to 64 for plru)",
-                   spec->name ? spec->name : "?", spec->ways);
-      return FALSE;
-    }
-  L->sets = (guint) (spec->size / per_set);
+  L->sets = sets;
   L->ways = spec->ways;
   L->line_shift = (guint) g_bit_nth_lsf (spec->line, -1);
   L->set_mask = L->sets - 1;
@@ -468,12 +534,21 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
   L->n_inst = n_inst;
   gsize n = (gsize) n_inst * L->sets * L->ways;
   L->tag = big_alloc0 (n * sizeof (guint64));
+  L->st = L->tag ? big_alloc0 (n) : NULL;
+  if (L->repl == SIM_REPL_PLRU && L->st)
+    L->plru = g_try_new0 (guint64, (gsize) n_inst * L->sets);
+  if (L->tag == NULL || L->st == NULL || (L->repl == SIM_REPL_PLRU && L->plru == NULL))
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_HOST_MEMORY,
+                   "cache %s: the host cannot give the %" G_GUINT64_FORMAT " bytes of its "
+                   "%u instance(s) x %u sets x %u ways", spec->name ? spec->name : "?",
+                   (guint64) n * 9, n_inst, L->sets, L->ways);
+      return FALSE;
+    }
   for (gsize i = 0; i < n; i++)
     L->tag[i] = NO_LINE;
-  L->st = big_alloc0 (n);
   if (L->repl == SIM_REPL_PLRU)
     {
-      L->plru = g_new0 (guint64, (gsize) n_inst * L->sets);
       plru_tab_init (L);
       L->way_shift = (guint) g_bit_nth_lsf (L->ways, -1);
     }
@@ -533,62 +608,173 @@ group_of_spec (const SimMachine *m, const SimCacheLevelSpec *s)
   return s->shared_cores;
 }
 
-SimMemSys *
-sim_memsys_new (const SimMachine *m, GError **error)
+static guint
+group_of_level (const SimMachine *m, const SimCacheLevelSpec *s)
 {
-  g_return_val_if_fail (m != NULL, NULL);
+  return s->shared_cores == 1 ? 1 : group_of_spec (m, s);
+}
+
+/* Instances of a level: one per core when private, else per group of a
+ * socket (rounded up). */
+static guint
+n_inst_of_level (const SimMachine *m, const SimCacheLevelSpec *s)
+{
+  guint group = group_of_level (m, s);
+  if (s->shared_cores == 1)
+    return m->sockets * m->cores_per_socket;
+  return m->sockets * ((m->cores_per_socket + group - 1) / group);
+}
+
+/* Slots of the directory (a power of two >= 1.5 x @lines). */
+static guint
+dir_bits_for (guint64 lines)
+{
+  guint bits = 4;
+  while ((G_GUINT64_CONSTANT (1) << bits) < lines + lines / 2)
+    bits++;
+  return bits;
+}
+
+static gboolean
+fault_at (SimMemSysFault *fault, int level, const char *key)
+{
+  if (fault)
+    fault->level = level, fault->key = key;
+  return FALSE;
+}
+
+gboolean
+sim_memsys_check_machine (const SimMachine *m, guint64 *host_bytes, SimMemSysFault *fault,
+                          GError **error)
+{
+  g_return_val_if_fail (m != NULL, FALSE);
   if (m->n_cpus == 0 || m->n_cpus > SIM_MACHINE_MAX_CPUS || m->cpus == NULL
       || m->sockets == 0 || m->cores_per_socket == 0
       || m->n_levels == 0 || m->n_levels > SIM_MACHINE_MAX_LEVELS)
     {
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
-                   "machine %s: expected 1..%u CPUs, sockets, cores and 1..%u cache levels",
-                   m->name ? m->name : "?", SIM_MACHINE_MAX_CPUS, SIM_MACHINE_MAX_LEVELS);
+                   "expected 1..%u CPUs, sockets, cores and 1..%u cache levels",
+                   SIM_MACHINE_MAX_CPUS, SIM_MACHINE_MAX_LEVELS);
+      return fault_at (fault, -1, NULL);
+    }
+  for (guint c = 0; c < m->n_cpus; c++)
+    if (m->cpus[c].socket >= m->sockets || m->cpus[c].core >= m->cores_per_socket)
+      {
+        g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                     "CPU %u is placed outside the topology", c);
+        return fault_at (fault, -1, NULL);
+      }
+  if (m->numa && m->node_bytes == 0)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "numa needs node_bytes > 0");
+      return fault_at (fault, -1, NULL);
+    }
+  /* Private levels first, then shared ones whose groups nest; one line
+   * size; the L1 filled on misses. */
+  guint prev_group = 1, n_private = 0, n_dom = m->sockets * m->cores_per_socket;
+  guint64 lines = 0, bytes = 0, level_lines[SIM_MACHINE_MAX_LEVELS] = { 0 };
+  for (guint l = 0; l < m->n_levels; l++)
+    {
+      const SimCacheLevelSpec *s = &m->levels[l];
+      const char *key = NULL;
+      guint sets = 0;
+      if (!sim_memsys_check_level (s, &sets, &key, error))
+        return fault_at (fault, (int) l, key);
+      guint group = group_of_level (m, s);
+      if (s->shared_cores == 1)
+        {
+          if (n_private != l)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                           "a private level (shared: core) cannot follow a shared one: "
+                           "private levels come first");
+              return fault_at (fault, (int) l, "shared");
+            }
+          n_private++;
+        }
+      else if (l == 0 || group % prev_group)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                       l == 0 ? "the first level must be private (shared: core)"
+                              : "groups of %u cores do not nest in the groups of %u of the "
+                                "level before", group, prev_group);
+          return fault_at (fault, (int) l, "shared");
+        }
+      if (l == 0 && s->inclusion == SIM_INCL_EXCLUSIVE)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                       "the first level cannot be exclusive: it is filled on every miss");
+          return fault_at (fault, (int) l, "inclusion");
+        }
+      if (s->line != m->levels[0].line)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                       "line %u differs from the %u bytes of the first level",
+                       s->line, m->levels[0].line);
+          return fault_at (fault, (int) l, "line");
+        }
+      prev_group = group;
+      guint n_inst = n_inst_of_level (m, s);
+      if (s->shared_cores != 1)
+        n_dom += n_inst;
+      level_lines[l] = (guint64) n_inst * sets * s->ways;
+      lines += level_lines[l];
+      bytes += level_lines[l] * (sizeof (guint64) + 1);
+      if (s->replacement == SIM_REPL_PLRU)
+        bytes += (guint64) n_inst * sets * sizeof (guint64);
+    }
+  guint bits = dir_bits_for (lines);
+  guint64 stride = 2 + (n_dom + 63) / 64;
+  guint64 dir_bytes = bits < 58 ? (G_GUINT64_CONSTANT (1) << bits) * stride * sizeof (guint64)
+                                : G_MAXUINT64;
+  bytes = dir_bytes > G_MAXUINT64 - bytes ? G_MAXUINT64 : bytes + dir_bytes;
+  if (host_bytes)
+    *host_bytes = bytes;
+  if (bytes > SIM_MEMSYS_MAX_HOST_BYTES)
+    {
+      guint big = 0;
+      for (guint l = 1; l < m->n_levels; l++)
+        if (level_lines[l] > level_lines[big])
+          big = l;
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
+                   "the cache model would need %" G_GUINT64_FORMAT " MiB of host memory "
+                   "for %" G_GUINT64_FORMAT " cache lines (at most %" G_GUINT64_FORMAT
+                   " MiB); this level holds the most: %" G_GUINT64_FORMAT " lines in %u "
+                   "instance(s)", bytes >> 20, lines, SIM_MEMSYS_MAX_HOST_BYTES >> 20,
+                   level_lines[big], n_inst_of_level (m, &m->levels[big]));
+      return fault_at (fault, (int) big, "size");
+    }
+  return TRUE;
+}
+
+SimMemSys *
+sim_memsys_new (const SimMachine *m, GError **error)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  SimMemSysFault fault = { -1, NULL };
+  if (!sim_memsys_check_machine (m, NULL, &fault, error))
+    {
+      if (fault.level >= 0)
+        g_prefix_error (error, "machine %s: cache %s: ", m->name ? m->name : "?",
+                        m->levels[fault.level].name ? m->levels[fault.level].name : "?");
+      else
+        g_prefix_error (error, "machine %s: ", m->name ? m->name : "?");
       return NULL;
     }
   g_autoptr (SimMemSys) ms = memsys_alloc (SIM_MEMSYS_FULL, m->n_cpus);
   ms->m = m;
   ms->n_levels = m->n_levels;
   ms->n_cores = m->sockets * m->cores_per_socket;
-  for (guint c = 0; c < m->n_cpus; c++)
-    if (m->cpus[c].socket >= m->sockets || m->cpus[c].core >= m->cores_per_socket)
-      {
-        g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
-                     "machine %s: CPU %u is placed outside the topology", m->name, c);
-        return NULL;
-      }
-  /* Private levels first, then shared ones whose groups nest. */
-  guint prev_group = 1;
   ms->n_private = 0;
   for (guint l = 0; l < m->n_levels; l++)
     {
       const SimCacheLevelSpec *s = &m->levels[l];
-      guint group = s->shared_cores == 1 ? 1 : group_of_spec (m, s);
-      gboolean bad = FALSE;
-      if (group == 1 && s->shared_cores == 1)
-        {
-          if (ms->n_private != l)
-            bad = TRUE;
-          ms->n_private++;
-        }
-      else if (l == 0 || group % prev_group)
-        bad = TRUE;
-      if (l == 0 && s->inclusion == SIM_INCL_EXCLUSIVE)
-        bad = TRUE;
-      if (s->line != m->levels[0].line)
-        bad = TRUE;
-      if (bad)
-        {
-          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
-                       "machine %s: cache %s: expected private levels (shared_cores 1) "
-                       "first, shared groups nesting outwards, one line size, and L1 "
-                       "not exclusive", m->name ? m->name : "?", s->name ? s->name : "?");
-          return NULL;
-        }
-      prev_group = group;
+      guint group = group_of_level (m, s);
+      if (s->shared_cores == 1)
+        ms->n_private++;
       guint ips = (m->cores_per_socket + group - 1) / group;
-      guint n_inst = group == 1 && s->shared_cores == 1 ? ms->n_cores : m->sockets * ips;
-      if (!level_init (&ms->lv[l], s, n_inst, error))
+      if (!level_init (&ms->lv[l], s, n_inst_of_level (m, s), error))
         {
           g_prefix_error (error, "machine %s: ", m->name ? m->name : "?");
           return NULL;
@@ -597,12 +783,6 @@ sim_memsys_new (const SimMachine *m, GError **error)
       ms->lv[l].private_ = s->shared_cores == 1;
       ms->lv[l].inst_per_socket = ms->lv[l].private_ ? m->cores_per_socket : ips;
       sim_rng_init (&ms->lv[l].rng, m->seed, l);
-    }
-  if (m->numa && m->node_bytes == 0)
-    {
-      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVALID_PARAM,
-                   "machine %s: numa needs node_bytes > 0", m->name);
-      return NULL;
     }
   ms->line_shift = ms->lv[0].line_shift;
   ms->inl2 = ms->n_private == 2 && ms->lv[1].incl != SIM_INCL_EXCLUSIVE;
@@ -640,14 +820,20 @@ sim_memsys_new (const SimMachine *m, GError **error)
   guint64 lines = 0;
   for (guint l = 0; l < ms->n_levels; l++)
     lines += (guint64) ms->lv[l].n_inst * ms->lv[l].sets * ms->lv[l].ways;
-  ms->dir_bits = 4;
-  while ((G_GUINT64_CONSTANT (1) << ms->dir_bits) < lines + lines / 2)
-    ms->dir_bits++;
+  ms->dir_bits = dir_bits_for (lines);
   guint64 cap = G_GUINT64_CONSTANT (1) << ms->dir_bits;
   ms->dir_cap_mask = cap - 1;
   ms->mask_words = (ms->n_dom + 63) / 64;
   ms->dir_stride = 2 + ms->mask_words;
   ms->dir = big_alloc0 (cap * ms->dir_stride * sizeof (guint64));
+  if (ms->dir == NULL)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_HOST_MEMORY,
+                   "machine %s: the host cannot give the %" G_GUINT64_FORMAT " bytes of "
+                   "the coherence directory (%" G_GUINT64_FORMAT " slots)",
+                   m->name ? m->name : "?", cap * ms->dir_stride * sizeof (guint64), cap);
+      return NULL;
+    }
   for (guint64 i = 0; i < cap; i++)
     ms->dir[i * ms->dir_stride] = NO_LINE;
   ms->path = g_new0 (guint64, (gsize) ms->n_cores * ms->mask_words);

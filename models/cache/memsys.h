@@ -92,7 +92,41 @@ typedef struct {
   X (dram_local,             "local")                    \
   X (dram_remote,            "remote")
 
-/* Full mode over @m (borrowed; must outlive the memsys). */
+/* What the model can build, checked before anything is allocated.  The
+ * machine loader asks too (sim/config/machine.c), so a machine that loads
+ * ("slabsim machine show") is one every verb can run: the rules live here,
+ * once, next to the code that needs them (docs/machines.md, "Limits").
+ *
+ * Host memory: each line of every cache instance costs 9 bytes (tag and
+ * state) plus 8 bytes per set under plru; the coherence directory has a
+ * power of two of slots >= 1.5 x all those lines, each 8 x (2 + one word per
+ * 64 coherence domains) bytes.  The total may not pass this cap. */
+#define SIM_MEMSYS_MAX_HOST_BYTES (G_GUINT64_CONSTANT (8) << 30)
+#define SIM_MEMSYS_MAX_WAYS       255   /* way indices are bytes */
+#define SIM_MEMSYS_MAX_PLRU_WAYS  64    /* the tree's bits fit one word */
+#define SIM_MEMSYS_MAX_SETS       (G_GUINT64_CONSTANT (1) << 31)
+
+/* Where a check failed: level index into SimMachine.levels (-1: the
+ * machine as a whole) and the key of that level at fault ("size", "ways",
+ * "replacement", "inclusion", "shared", "line"; NULL: the level itself). */
+typedef struct {
+  int         level;
+  const char *key;
+} SimMemSysFault;
+
+/* One level's geometry: size = sets x ways x line with a power-of-two
+ * number of sets the set index can hold, a supported associativity.  On
+ * success *sets is the set count.  Messages do not name the level. */
+gboolean   sim_memsys_check_level    (const SimCacheLevelSpec *spec, guint *sets,
+                                      const char **key, GError **error);
+/* Every rule of sim_memsys_new, and the host memory it would allocate
+ * (*host_bytes, may be NULL) against SIM_MEMSYS_MAX_HOST_BYTES; @fault (may
+ * be NULL) says where it failed.  Messages do not name the machine. */
+gboolean   sim_memsys_check_machine  (const SimMachine *m, guint64 *host_bytes,
+                                      SimMemSysFault *fault, GError **error);
+/* Full mode over @m (borrowed; must outlive the memsys).  Fails with
+ * SIM_MODEL_ERROR_INVALID_PARAM when a check above fails, and with
+ * SIM_MODEL_ERROR_HOST_MEMORY when the host cannot give the arrays. */
 SimMemSys *sim_memsys_new            (const SimMachine *m, GError **error);
 /* Cachegrind mode: two levels, LRU, write-allocate, LL looked up only on a
  * D1 miss, no write-back traffic, no coherence, Cachegrind's straddle rule

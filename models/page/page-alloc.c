@@ -41,33 +41,35 @@
  * host work and sim_page_check reconstructs coverage from the lists.
  */
 #include "models/page/page-alloc.h"
+#include "models/alloc/paths.h"
 #include "sim/core/errors.h"
 
-/* ---- Instruction counts of the kernel paths (docs/models/page.md). ---- */
-enum {
-  PA_I_ALLOC_ENTRY    = 40,  /* __alloc_pages + get_page_from_freelist:
-                                gfp checks, zonelist walk, watermark test */
-  PA_I_ZONE_FALLBACK  = 12,  /* trying the next zone of the zonelist */
-  PA_I_SLOWPATH       = 200, /* __alloc_pages_slowpath up to drain_all_pages */
-  PA_I_FREE_ENTRY     = 25,  /* __free_pages / free_pages_prepare head */
-  PA_I_LOCK           = 4,   /* spin_lock_irqsave/unlock around the atomic */
-  PA_I_PCP_ALLOC      = 18,  /* buffered_rmqueue/rmqueue_pcplist fast path */
-  PA_I_PCP_FREE       = 18,  /* free_hot_cold_page/free_frozen_page_commit */
-  PA_I_PCP_TUNE       = 10,  /* 6.18 nr_pcp_high/nr_pcp_free/nr_pcp_alloc */
-  PA_I_RMQUEUE_ORDER  = 5,   /* __rmqueue_smallest: one order tried */
-  PA_I_RMQUEUE_TAKE   = 10,  /* list_del + rmv_page_order + nr_free-- */
-  PA_I_EXPAND_STEP    = 9,   /* expand(): one half given back */
-  PA_I_FREE_ONE       = 14,  /* __free_one_page set-up and final list_add */
-  PA_I_MERGE_STEP     = 10,  /* one buddy inspected (page_is_buddy) */
-  PA_I_MERGE_TAKE     = 8,   /* buddy unlinked and combined */
-  PA_I_BULK_PAGE      = 6,   /* per page moved by rmqueue_bulk / bulk free */
-  PA_I_RR_LIST        = 3,   /* free_pcppages_bulk: one list head tried */
-  PA_I_PREP_NEW       = 16,  /* prep_new_page / post_alloc_hook */
-  PA_I_CHECK_PAGE     = 6,   /* free_pages_check / check_new_page per page */
-  PA_I_COMPOUND       = 12,  /* prep_compound_page head set-up */
-  PA_I_COMPOUND_TAIL  = 4,   /* per tail page */
-  PA_I_ZERO_LINE      = 8,   /* clear_page: eight 8-byte stores per line */
-};
+/* ---- Instructions of the kernel paths: one row each in every era's table
+ * configs/paths/page-ERA.tsv (models/alloc/paths.h, docs/models/paths.md). ---- */
+#define PAGE_PATHS(X)                    \
+  X (ALLOC_ENTRY,    "alloc_entry"     ) \
+  X (ZONE_FALLBACK,  "zone_fallback"   ) \
+  X (SLOWPATH,       "slowpath"        ) \
+  X (FREE_ENTRY,     "free_entry"      ) \
+  X (LOCK,           "lock"            ) \
+  X (PCP_ALLOC,      "pcp_alloc"       ) \
+  X (PCP_FREE,       "pcp_free"        ) \
+  X (PCP_TUNE,       "pcp_tune"        ) \
+  X (RMQUEUE_ORDER,  "rmqueue_order"   ) \
+  X (RMQUEUE_TAKE,   "rmqueue_take"    ) \
+  X (EXPAND_STEP,    "expand_step"     ) \
+  X (FREE_ONE,       "free_one"        ) \
+  X (MERGE_STEP,     "merge_step"      ) \
+  X (MERGE_TAKE,     "merge_take"      ) \
+  X (BULK_PAGE,      "bulk_page"       ) \
+  X (RR_LIST,        "rr_list"         ) \
+  X (PREP_NEW,       "prep_new"        ) \
+  X (CHECK_PAGE,     "check_page"      ) \
+  X (COMPOUND,       "compound"        ) \
+  X (COMPOUND_TAIL,  "compound_tail"   ) \
+  X (ZERO_LINE,      "zero_line"       )
+
+SIM_PATHS_DEFINE (PAGE_PATHS)
 
 /* ---- Kernel constants. ---- */
 #define PA_MAX_ORDER        SIM_PAGE_MAX_ORDER    /* orders 0..10 (MAX_ORDER 11, 6.18's
@@ -151,6 +153,7 @@ typedef struct {
 
 struct SimPageAlloc {
   const SimMachine *m;
+  SimPathCost path[N_PATHS]; /* the era's table, by P_* */
   SimMemSys  *mem;
   SimPageEra  era;
   guint       n_nodes;
@@ -229,12 +232,6 @@ pa_pcp_list_addr (const SimPageAlloc *pa, const PaPcp *p, guint i)
 #define PCP618_LISTS  32
 #define PCP618_SIZE   (PCP618_LISTS + 16 * PA_NR_PCP_LISTS_618)
 
-static inline void
-pa_instr (SimOp *op, guint n)
-{
-  sim_op_instr (op, n);
-}
-
 /* ---- Intrusive lists with the kernel's memory traffic. ---- */
 
 /* The host side of list_add / list_add_tail: link frame @f into @l. */
@@ -312,16 +309,16 @@ static void
 pa_zone_lock (SimPageAlloc *pa, PaZone *z, SimOp *op)
 {
   guint64 before = op->cost.lock_wait;
-  pa_instr (op, PA_I_LOCK);
+  sim_op_path (op, &pa->path[P_LOCK]);
   sim_op_lock (op, &z->lock, z->lock_addr);
   pa->stats.zone_lock_acquisitions++;
   pa->stats.zone_lock_wait_cycles += op->cost.lock_wait - before;
 }
 
 static void
-pa_zone_unlock (PaZone *z, SimOp *op)
+pa_zone_unlock (SimPageAlloc *pa, PaZone *z, SimOp *op)
 {
-  pa_instr (op, PA_I_LOCK);
+  sim_op_path (op, &pa->path[P_LOCK]);
   sim_op_unlock (op, &z->lock, z->lock_addr);
 }
 
@@ -361,7 +358,7 @@ pa_rmqueue (SimPageAlloc *pa, PaZone *z, SimOp *op, guint order)
 {
   for (guint o = order; o < PA_MAX_ORDER; o++)
     {
-      pa_instr (op, PA_I_RMQUEUE_ORDER);
+      sim_op_path (op, &pa->path[P_RMQUEUE_ORDER]);
       PaList *l = &z->free_list[o];
       if (l->head == PA_NIL)
         {
@@ -370,13 +367,13 @@ pa_rmqueue (SimPageAlloc *pa, PaZone *z, SimOp *op, guint order)
           continue;
         }
       guint32 f = l->head;
-      pa_instr (op, PA_I_RMQUEUE_TAKE);
+      sim_op_path (op, &pa->path[P_RMQUEUE_TAKE]);
       pa_free_area_del (z, op, f, o);
       pa->stats.buddy_allocs++;
       for (guint h = o; h > order; h--)
         {
           guint32 half = f + (1u << (h - 1));
-          pa_instr (op, PA_I_EXPAND_STEP);
+          sim_op_path (op, &pa->path[P_EXPAND_STEP]);
           pa_free_area_add (z, op, half, h - 1, FALSE);
           pa_set_buddy_order (z, op, half, h - 1);
           pa->stats.buddy_splits++;
@@ -400,16 +397,16 @@ pa_is_buddy (PaZone *z, SimOp *op, guint32 b, guint order)
 static void
 pa_free_one (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order)
 {
-  pa_instr (op, PA_I_FREE_ONE);
+  sim_op_path (op, &pa->path[P_FREE_ONE]);
   pa->stats.buddy_frees++;
   guint32 buddy = PA_NIL;
   while (order < PA_MAX_ORDER - 1)
     {
       buddy = f ^ (1u << order);
-      pa_instr (op, PA_I_MERGE_STEP);
+      sim_op_path (op, &pa->path[P_MERGE_STEP]);
       if (!pa_is_buddy (z, op, buddy, order))
         break;
-      pa_instr (op, PA_I_MERGE_TAKE);
+      sim_op_path (op, &pa->path[P_MERGE_TAKE]);
       pa_free_area_del (z, op, buddy, order);
       f &= buddy;
       order++;
@@ -438,19 +435,19 @@ pa_prep_new (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order,
              guint32 gfp, gboolean compound)
 {
   guint n = 1u << order;
-  pa_instr (op, PA_I_PREP_NEW);
+  sim_op_path (op, &pa->path[P_PREP_NEW]);
   if (pa->era == SIM_PAGE_ERA_2_6_32)
     {
       /* check_new_page on every page of the block. */
       for (guint i = 0; i < n; i++)
         {
-          pa_instr (op, PA_I_CHECK_PAGE);
+          sim_op_path (op, &pa->path[P_CHECK_PAGE]);
           sim_op_read (op, pa_frame_struct (z, f + i) + SP_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
         }
     }
   else if (pa->era == SIM_PAGE_ERA_2_6_23)
     {
-      pa_instr (op, PA_I_CHECK_PAGE);
+      sim_op_path (op, &pa->path[P_CHECK_PAGE]);
       sim_op_read (op, pa_frame_struct (z, f) + SP_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
     }
   /* set_page_private(0), set_page_refcounted, flags cleared. */
@@ -461,7 +458,7 @@ pa_prep_new (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order,
     {
       /* clear_highpage on each page: the data the caller receives. */
       guint64 bytes = (guint64) n << SIM_PAGE_SHIFT;
-      pa_instr (op, (guint) (PA_I_ZERO_LINE * (bytes / 64)));
+      sim_op_path_n (op, &pa->path[P_ZERO_LINE], (guint) (bytes / 64));
       sim_op_touch_range (op, pa_frame_addr (z, f), bytes, SIM_ACC_WRITE, SIM_MEM_OBJECT);
       pa->stats.pages_zeroed += n;
     }
@@ -470,13 +467,13 @@ pa_prep_new (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order,
   z->state[f] = ST_MAKE (PA_ST_ALLOC, order, comp);
   if (comp)
     {
-      pa_instr (op, PA_I_COMPOUND);
+      sim_op_path (op, &pa->path[P_COMPOUND]);
       /* Head: PG_head; page[1]: order and destructor (2.6.x) or the folio
        * fields (6.18; page[2] too from order 2). */
       sim_op_write (op, pa_frame_struct (z, f) + SP_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
       for (guint i = 1; i < n; i++)
         {
-          pa_instr (op, PA_I_COMPOUND_TAIL);
+          sim_op_path (op, &pa->path[P_COMPOUND_TAIL]);
           /* PG_tail + first_page (2.6.x) / compound_head (6.18). */
           sim_op_write (op, pa_frame_struct (z, f + i) + SP_LRU, 16, SIM_MEM_STRUCT_PAGE);
           z->state[f + i] = ST_MAKE (PA_ST_TAIL, order, TRUE);
@@ -497,7 +494,7 @@ pa_destroy_compound (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint or
     sim_op_read (op, pa_frame_struct (z, f + 1) + SP_LRU, 16, SIM_MEM_STRUCT_PAGE);
   for (guint i = 1; i < 1u << order; i++)
     {
-      pa_instr (op, PA_I_COMPOUND_TAIL);
+      sim_op_path (op, &pa->path[P_COMPOUND_TAIL]);
       sim_op_read (op, pa_frame_struct (z, f + i) + SP_LRU, 8, SIM_MEM_STRUCT_PAGE);
       z->state[f + i] = PA_ST_NONE;
     }
@@ -510,13 +507,13 @@ pa_free_prepare (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order,
 {
   guint n = 1u << order;
   sim_op_read (op, pa_frame_struct (z, f) + SP_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
-  pa_instr (op, PA_I_CHECK_PAGE);
+  sim_op_path (op, &pa->path[P_CHECK_PAGE]);
   sim_op_access (op, pa_frame_struct (z, f) + SP_FLAGS, 8, SIM_ACC_RMW, SIM_MEM_STRUCT_PAGE);
   if (compound && pa->era == SIM_PAGE_ERA_6_18)
     pa_destroy_compound (pa, z, op, f, order);
   for (guint i = 1; i < n; i++)
     {
-      pa_instr (op, PA_I_CHECK_PAGE);
+      sim_op_path (op, &pa->path[P_CHECK_PAGE]);
       sim_op_access (op, pa_frame_struct (z, f + i) + SP_FLAGS, 8, SIM_ACC_RMW,
                      SIM_MEM_STRUCT_PAGE);
     }
@@ -555,14 +552,14 @@ pa_rmqueue_bulk (SimPageAlloc *pa, PaZone *z, SimOp *op, PaPcp *p, guint li,
       guint32 f = pa_rmqueue (pa, z, op, order);
       if (f == PA_NIL)
         break;
-      pa_instr (op, PA_I_BULK_PAGE);
+      sim_op_path (op, &pa->path[P_BULK_PAGE]);
       pa_list_add (z, op, &p->lists[li], pa_pcp_list_addr (pa, p, li), f, TRUE);
       if (pa->era != SIM_PAGE_ERA_2_6_23)
         /* set_page_private(page, migratetype) / pcp migratetype. */
         sim_op_write (op, pa_frame_struct (z, f) + SP_PRIVATE, 8, SIM_MEM_STRUCT_PAGE);
       z->state[f] = ST_MAKE (PA_ST_PCP, order, FALSE);
     }
-  pa_zone_unlock (z, op);
+  pa_zone_unlock (pa, z, op);
   return i;
 }
 
@@ -571,7 +568,7 @@ static void
 pa_pcp_drain_one (SimPageAlloc *pa, PaZone *z, SimOp *op, PaPcp *p, guint li, guint order)
 {
   guint32 f = p->lists[li].tail;
-  pa_instr (op, PA_I_BULK_PAGE);
+  sim_op_path (op, &pa->path[P_BULK_PAGE]);
   pa_list_del (z, op, &p->lists[li], pa_pcp_list_addr (pa, p, li), f);
   z->state[f] = PA_ST_NONE;
   p->count -= 1 << order;
@@ -604,7 +601,7 @@ pa_pcp_free_bulk (SimPageAlloc *pa, PaZone *z, SimOp *op, PaPcp *p, gint count, 
                 batch_free++;
                 if (++mt == PA_PCPTYPES)
                   mt = 0;
-                pa_instr (op, PA_I_RR_LIST);
+                sim_op_path (op, &pa->path[P_RR_LIST]);
                 sim_op_read (op, p->addr + 16 + 16 * mt, 8, SIM_MEM_PAGE_ALLOC);
               }
             while (mt != 0);
@@ -628,7 +625,7 @@ pa_pcp_free_bulk (SimPageAlloc *pa, PaZone *z, SimOp *op, PaPcp *p, gint count, 
               {
                 if (++real > PA_NR_PCP_LISTS_618 - 1)
                   real = 0;
-                pa_instr (op, PA_I_RR_LIST);
+                sim_op_path (op, &pa->path[P_RR_LIST]);
                 sim_op_read (op, p->addr + PCP618_LISTS + 16 * (SimAddr) real, 8,
                              SIM_MEM_PAGE_ALLOC);
                 li = (guint) real / PA_PCPTYPES;
@@ -646,7 +643,7 @@ pa_pcp_free_bulk (SimPageAlloc *pa, PaZone *z, SimOp *op, PaPcp *p, gint count, 
         break;
       }
     }
-  pa_zone_unlock (z, op);
+  pa_zone_unlock (pa, z, op);
 }
 
 /* 6.18 nr_pcp_high without reclaim or ZONE_BELOW_HIGH (no watermarks). */
@@ -717,7 +714,7 @@ pa_pcp_alloc (SimPageAlloc *pa, PaZone *z, SimOp *op, guint order)
   SimAddr cnt = pa_pcp_count_addr (pa, p);
   gboolean refilled = FALSE;
 
-  pa_instr (op, PA_I_PCP_ALLOC);
+  sim_op_path (op, &pa->path[P_PCP_ALLOC]);
   pa_pcp_lookup (pa, z, op);
   if (pa->era == SIM_PAGE_ERA_6_18)
     {
@@ -733,7 +730,7 @@ pa_pcp_alloc (SimPageAlloc *pa, PaZone *z, SimOp *op, guint order)
       guint want;
       if (pa->era == SIM_PAGE_ERA_6_18)
         {
-          pa_instr (op, PA_I_PCP_TUNE);
+          sim_op_path (op, &pa->path[P_PCP_TUNE]);
           sim_op_read (op, p->addr + PCP618_HIGH, 16, SIM_MEM_PAGE_ALLOC);
           sim_op_read (op, p->addr + PCP618_BATCH, 8, SIM_MEM_PAGE_ALLOC);
           gint af = p->alloc_factor;
@@ -777,7 +774,7 @@ pa_pcp_free (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order)
   guint li = pa->era == SIM_PAGE_ERA_6_18 ? order : 0;
   SimAddr cnt = pa_pcp_count_addr (pa, p);
 
-  pa_instr (op, PA_I_PCP_FREE);
+  sim_op_path (op, &pa->path[P_PCP_FREE]);
   pa_pcp_lookup (pa, z, op);
   if (pa->era != SIM_PAGE_ERA_2_6_23)
     /* get_pageblock_migratetype (the pageblock bitmap, in the zone's
@@ -829,7 +826,7 @@ pa_pcp_free (SimPageAlloc *pa, PaZone *z, SimOp *op, guint32 f, guint order)
       sim_op_write (op, p->addr + PCP618_FCOUNT, 2, SIM_MEM_PAGE_ALLOC);
     }
 
-  pa_instr (op, PA_I_PCP_TUNE);
+  sim_op_path (op, &pa->path[P_PCP_TUNE]);
   sim_op_read (op, p->addr + PCP618_HIGH, 12, SIM_MEM_PAGE_ALLOC);
   gint old_high = p->high;
   gint high = pa_nr_pcp_high (p, batch, free_high);
@@ -901,14 +898,14 @@ sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
   guint pref = node < 0 ? pa_cpu_node (pa, op->cpu) : (guint) node % pa->n_nodes;
   guint tries = (gfp & SIM_GFP_THISNODE) ? 1 : pa->n_nodes;
   gboolean drained = FALSE;
-  pa_instr (op, PA_I_ALLOC_ENTRY);
+  sim_op_path (op, &pa->path[P_ALLOC_ENTRY]);
 
 retry:
   for (guint i = 0; i < tries; i++)
     {
       PaZone *z = &pa->zones[(pref + i) % pa->n_nodes];
       if (i > 0)
-        pa_instr (op, PA_I_ZONE_FALLBACK);
+        sim_op_path (op, &pa->path[P_ZONE_FALLBACK]);
       /* zone_watermark_ok: the watermark line and the free page count. */
       sim_op_read (op, z->zone_addr, 8, SIM_MEM_PAGE_ALLOC);
 
@@ -919,7 +916,7 @@ retry:
         {
           pa_zone_lock (pa, z, op);
           f = pa_rmqueue (pa, z, op, order);
-          pa_zone_unlock (z, op);
+          pa_zone_unlock (pa, z, op);
         }
       if (f == PA_NIL)
         continue;
@@ -934,7 +931,7 @@ retry:
   if ((gfp & SIM_GFP_WAIT) && !drained)
     {
       drained = TRUE;
-      pa_instr (op, PA_I_SLOWPATH);
+      sim_op_path (op, &pa->path[P_SLOWPATH]);
       if (pa_drain_all (pa, op))
         goto retry;
     }
@@ -955,7 +952,7 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
   guint8 st = z->state[f];
   g_return_if_fail (ST_KIND (st) == PA_ST_ALLOC && ST_ORDER (st) == order);
 
-  pa_instr (op, PA_I_FREE_ENTRY);
+  sim_op_path (op, &pa->path[P_FREE_ENTRY]);
   pa_free_prepare (pa, z, op, f, order, ST_COMP (st));
   pa->allocated_pages -= 1u << order;
   pa->stats.free++;
@@ -969,7 +966,7 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
       if (ST_COMP (st) && pa->era != SIM_PAGE_ERA_6_18)
         pa_destroy_compound (pa, z, op, f, order);
       pa_free_one (pa, z, op, f, order);
-      pa_zone_unlock (z, op);
+      pa_zone_unlock (pa, z, op);
     }
 }
 
@@ -1201,6 +1198,16 @@ sim_page_alloc_new (const SimMachine *m, SimMemSys *mem, const SimPageParams *p,
     }
 
   SimPageAlloc *pa = g_new0 (SimPageAlloc, 1);
+  static const char *const tables[] = {
+    [SIM_PAGE_ERA_2_6_23] = "page-2.6.23",
+    [SIM_PAGE_ERA_2_6_32] = "page-2.6.32",
+    [SIM_PAGE_ERA_6_18]   = "page-6.18",
+  };
+  if (!sim_paths_load (tables[p->era], path_keys, N_PATHS, pa->path, error))
+    {
+      g_free (pa);
+      return NULL;
+    }
   pa->m = m;
   pa->mem = mem;
   pa->era = p->era;

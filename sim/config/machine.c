@@ -23,6 +23,7 @@
 #include "sim/config/machine-schema.h"
 #include "sim/config/yaml-tree.h"
 #include "sim/core/errors.h"
+#include "models/cache/memsys.h"
 #include "slabsim-config.h"
 
 #include <string.h>
@@ -370,12 +371,6 @@ load_topology (SimMachine *m, const SimYamlNode *node, GError **error)
 /* -------------------------------------------------------------- caches */
 
 static gboolean
-is_pow2 (guint64 v)
-{
-  return v && (v & (v - 1)) == 0;
-}
-
-static gboolean
 load_shared (SimMachine *m, const SimYamlNode *level, guint *out, GError **error)
 {
   const SimYamlNode *v = sim_yaml_lookup (level, "shared");
@@ -411,55 +406,20 @@ load_shared (SimMachine *m, const SimYamlNode *level, guint *out, GError **error
 }
 
 /* Geometry checks on one level, each at the scalar at fault (or at the
- * level's key when the value is a default). */
+ * level's key when the value is a default).  The rules are the cache
+ * model's (sim_memsys_check_level): what loads here is what it builds. */
 static gboolean
 check_geometry (const SimYamlNode *level, const SimCacheLevelSpec *c, GError **error)
 {
-  const SimYamlNode *size = sim_yaml_lookup (level, "size");
-  const SimYamlNode *ways = sim_yaml_lookup (level, "ways");
-  const SimYamlNode *line = sim_yaml_lookup (level, "line");
-  gboolean line_at_key = line == NULL;
-  if (line == NULL)
-    line = level;
-
-  if (c->ways == 0)
-    {
-      sim_yaml_error (error, ways, FALSE, SIM_CONFIG_ERROR_INVALID,
-                      "ways must be at least 1");
-      return FALSE;
-    }
-  if (c->line < 16 || !is_pow2 (c->line))
-    {
-      sim_yaml_error (error, line, line_at_key, SIM_CONFIG_ERROR_INVALID,
-                      "line %u bytes: expected a power of two of at least 16", c->line);
-      return FALSE;
-    }
-  /* Real caches with 12, 15 or 48 ways have sizes like 48K, 60M or 6M: what
-   * must be a power of two is the number of sets, which the models index
-   * with address bits.  With a power-of-two associativity that is the
-   * same as a power-of-two size, and the message says so. */
-  if (!is_pow2 (c->size) && is_pow2 (c->ways))
-    {
-      sim_yaml_error (error, size, FALSE, SIM_CONFIG_ERROR_INVALID,
-                      "size %" G_GUINT64_FORMAT " bytes is not a power of two", c->size);
-      return FALSE;
-    }
-  guint64 way_bytes = (guint64) c->ways * c->line;
-  if (c->size % way_bytes != 0 || !is_pow2 (c->size / way_bytes))
-    {
-      sim_yaml_error (error, size, FALSE, SIM_CONFIG_ERROR_INVALID,
-                      "size %" G_GUINT64_FORMAT " bytes is not ways (%u) x line (%u) x a "
-                      "power-of-two number of sets", c->size, c->ways, c->line);
-      return FALSE;
-    }
-  if (c->replacement == SIM_REPL_PLRU && !is_pow2 (c->ways))
-    {
-      sim_yaml_error (error, sim_yaml_lookup (level, "replacement"), FALSE,
-                      SIM_CONFIG_ERROR_INVALID,
-                      "plru needs a power-of-two number of ways (this level has %u)", c->ways);
-      return FALSE;
-    }
-  return TRUE;
+  const char *key = NULL;
+  GError *local = NULL;
+  if (sim_memsys_check_level (c, NULL, &key, &local))
+    return TRUE;
+  const SimYamlNode *at = key ? sim_yaml_lookup (level, key) : NULL;
+  sim_yaml_error (error, at ? at : level, FALSE, SIM_CONFIG_ERROR_INVALID, "%s",
+                  local->message);
+  g_error_free (local);
+  return FALSE;
 }
 
 static gboolean
@@ -662,6 +622,31 @@ load_section (SimMachine *m, const SimYamlNode *root, const char *key,
          && sim_schema_load (node, fields, n, m, m->frequency_ghz, error);
 }
 
+/* Whatever else the cache model would refuse (how levels are arranged, the
+ * host memory of all of them), found now rather than when a run starts, at
+ * the key at fault: a config error, like every other. */
+static gboolean
+check_model (const SimMachine *m, const SimYamlNode *root, GError **error)
+{
+  SimMemSysFault fault = { -1, NULL };
+  GError *local = NULL;
+  if (sim_memsys_check_machine (m, NULL, &fault, &local))
+    return TRUE;
+  const SimYamlNode *at = root;
+  gboolean at_key = FALSE;
+  if (fault.level >= 0)
+    {
+      const SimYamlNode *lv = sim_yaml_lookup (sim_yaml_lookup (root, "caches"),
+                                               m->levels[fault.level].name);
+      const SimYamlNode *k = fault.key ? sim_yaml_lookup (lv, fault.key) : NULL;
+      at = k ? k : lv;
+      /* a default (no key in the file): the level, at its name */
+    }
+  sim_yaml_error (error, at, at_key, SIM_CONFIG_ERROR_INVALID, "%s", local->message);
+  g_error_free (local);
+  return FALSE;
+}
+
 static SimMachine *
 machine_from_doc (SimYamlDoc *doc, const char *origin, const char *const *overrides,
                   GError **error)
@@ -686,7 +671,8 @@ machine_from_doc (SimYamlDoc *doc, const char *origin, const char *const *overri
       || !load_section (m, root, "coherence", coherence_fields,
                         G_N_ELEMENTS (coherence_fields), error)
       || !load_section (m, root, "memory", memory_fields, G_N_ELEMENTS (memory_fields), error)
-      || !load_core (m, sim_yaml_lookup (root, "core"), error))
+      || !load_core (m, sim_yaml_lookup (root, "core"), error)
+      || !check_model (m, root, error))
     return NULL;
   return g_steal_pointer (&m);
 }

@@ -44,6 +44,8 @@ node_free (SimYamlNode *n)
         node_free (g_ptr_array_index (n->children, i));
       g_ptr_array_free (n->children, TRUE);
     }
+  if (n->index)
+    g_hash_table_destroy (n->index);
   g_free (n->key);
   g_free (n->scalar);
   g_free (n);
@@ -72,11 +74,18 @@ node_new (SimYamlKind kind, const char *origin, guint line, guint col)
   return n;
 }
 
+/* Below this many keys a scan is cheaper than hashing (every section of a
+ * real file is below it); from it on, the mapping keeps an index, so a
+ * mapping of n keys loads in O(n), not O(n^2). */
+#define INDEX_MIN_KEYS 16
+
 SimYamlNode *
 sim_yaml_lookup (const SimYamlNode *map, const char *key)
 {
   if (map == NULL || map->kind != SIM_YAML_MAPPING)
     return NULL;
+  if (map->index)
+    return g_hash_table_lookup (map->index, key);
   for (guint i = 0; i < map->children->len; i++)
     {
       SimYamlNode *c = g_ptr_array_index (map->children, i);
@@ -84,6 +93,26 @@ sim_yaml_lookup (const SimYamlNode *map, const char *key)
         return c;
     }
   return NULL;
+}
+
+/* Append @child (its key set) to mapping @map, keeping the index.  The
+ * index's keys are the children's own key strings. */
+static void
+map_add (SimYamlNode *map, SimYamlNode *child)
+{
+  child->parent = map;
+  g_ptr_array_add (map->children, child);
+  if (map->index)
+    g_hash_table_insert (map->index, child->key, child);
+  else if (map->children->len >= INDEX_MIN_KEYS)
+    {
+      map->index = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint i = 0; i < map->children->len; i++)
+        {
+          SimYamlNode *c = g_ptr_array_index (map->children, i);
+          g_hash_table_insert (map->index, c->key, c);
+        }
+    }
 }
 
 static void
@@ -231,8 +260,7 @@ convert (Conv *c, yaml_node_t *yn, gboolean via_alias, guint depth, GError **err
           child->key = g_steal_pointer (&key);
           child->key_line = kl;
           child->key_col = kc;
-          child->parent = n;
-          g_ptr_array_add (n->children, child);
+          map_add (n, child);
         }
       break;
 
@@ -302,6 +330,80 @@ syntax_error (GError **error, const yaml_parser_t *p, const char *data, gsize le
     }
 }
 
+/* Read the stream's events once, refusing it as soon as it nests deeper
+ * or holds more nodes than the tree may.  libyaml's document loader
+ * recurses per level and is quadratic in the depth (100k nested "[" never
+ * finish), so the limits must hold before it runs; the events themselves
+ * cost little and stop at the first level too many.  Syntax errors are
+ * left to the loader, which reports them the same way. */
+static gboolean
+prescan (const char *data, gsize len, const char *origin, GError **error)
+{
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize (&parser))
+    {
+      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_PARSE,
+                   "%s: out of memory while parsing", origin);
+      return FALSE;
+    }
+  yaml_parser_set_input_string (&parser, (const unsigned char *) data, len);
+  gboolean ok = TRUE, done = FALSE;
+  guint open = 0, nodes = 0;
+  while (ok && !done)
+    {
+      yaml_event_t ev;
+      if (!yaml_parser_parse (&parser, &ev))
+        break;
+      guint line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
+      gboolean node = FALSE;
+      switch (ev.type)
+        {
+        case YAML_STREAM_END_EVENT:
+          done = TRUE;
+          break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+          node = TRUE;
+          break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+          open--;
+          break;
+        case YAML_SCALAR_EVENT:
+        case YAML_ALIAS_EVENT:
+          node = TRUE;
+          break;
+        default:
+          break;
+        }
+      if (node)
+        {
+          /* Same rule as convert(): a node below 64 ancestors is too deep
+           * (mapping keys are counted too, which only moves the mark). */
+          if (open > SIM_YAML_MAX_DEPTH)
+            {
+              g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_PARSE,
+                           "%s:%u:%u: nesting deeper than %u levels", origin, line, col,
+                           SIM_YAML_MAX_DEPTH);
+              ok = FALSE;
+            }
+          /* Keys are events but not tree nodes: twice the tree's limit. */
+          else if (++nodes > 2 * SIM_YAML_MAX_NODES)
+            {
+              g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_PARSE,
+                           "%s:%u:%u: document too large: more than %u nodes",
+                           origin, line, col, SIM_YAML_MAX_NODES);
+              ok = FALSE;
+            }
+          if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+            open++;
+        }
+      yaml_event_delete (&ev);
+    }
+  yaml_parser_delete (&parser);
+  return ok;
+}
+
 /* Parse one document; *root is NULL for an empty stream. */
 static gboolean
 load_root (const char *data, gsize len, const char *origin, SimYamlNode **root,
@@ -312,6 +414,15 @@ load_root (const char *data, gsize len, const char *origin, SimYamlNode **root,
   gboolean ok = FALSE;
 
   *root = NULL;
+  if (len > SIM_YAML_MAX_BYTES)
+    {
+      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_PARSE,
+                   "%s: document too large: %" G_GSIZE_FORMAT " bytes (at most %u)",
+                   origin, len, SIM_YAML_MAX_BYTES);
+      return FALSE;
+    }
+  if (!prescan (data, len, origin, error))
+    return FALSE;
   if (!yaml_parser_initialize (&parser))
     g_error ("yaml_parser_initialize: out of memory");
   yaml_parser_set_input_string (&parser, (const unsigned char *) data, len);
@@ -380,15 +491,39 @@ sim_yaml_load_data (const char *data, gsize len, const char *origin, GError **er
 SimYamlDoc *
 sim_yaml_load_file (const char *path, GError **error)
 {
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  GError *local = NULL;
-  if (!g_file_get_contents (path, &data, &len, &local))
+  /* Read at most one byte past the limit, so a huge file (or /dev/zero)
+   * is refused without being read whole. */
+  FILE *f = fopen (path, "rb");
+  if (f == NULL)
     {
+      int e = errno;
       g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_NOT_FOUND,
                    "%s: cannot read: %s", path,
-                   local->code == G_FILE_ERROR_NOENT ? "no such file" : local->message);
-      g_error_free (local);
+                   e == ENOENT ? "no such file" : g_strerror (e));
+      return NULL;
+    }
+  gsize cap = (gsize) SIM_YAML_MAX_BYTES + 1, len = 0;
+  g_autofree char *data = g_malloc (cap);
+  while (len < cap)
+    {
+      size_t got = fread (data + len, 1, cap - len, f);
+      if (got == 0)
+        break;
+      len += got;
+    }
+  gboolean failed = ferror (f) != 0;
+  int e = errno;
+  fclose (f);
+  if (failed)
+    {
+      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_NOT_FOUND,
+                   "%s: cannot read: %s", path, g_strerror (e));
+      return NULL;
+    }
+  if (len > SIM_YAML_MAX_BYTES)
+    {
+      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_PARSE,
+                   "%s: document too large: more than %u bytes", path, SIM_YAML_MAX_BYTES);
       return NULL;
     }
   return sim_yaml_load_data (data, len, path, error);
@@ -817,17 +952,34 @@ replace_node (SimYamlNode *old, SimYamlNode *new)
   new->key = g_steal_pointer (&old->key);
   new->parent = parent;
   parent->children->pdata[idx] = new;
+  if (parent->index)
+    g_hash_table_insert (parent->index, new->key, new);  /* the same key string */
   node_free (old);
 }
 
+/* Every node below the root with its dotted path, built on the way down
+ * (sim_yaml_path per node would search each sequence for its item: O(n^2)
+ * on a long list). */
 static void
-collect_paths (SimYamlNode *n, GPtrArray *nodes)
+collect_paths (SimYamlNode *n, GString *prefix, GPtrArray *nodes, GPtrArray *paths)
 {
-  if (n->parent)
-    g_ptr_array_add (nodes, n);
-  if (n->children)
-    for (guint i = 0; i < n->children->len; i++)
-      collect_paths (g_ptr_array_index (n->children, i), nodes);
+  if (n->children == NULL)
+    return;
+  gsize keep = prefix->len;
+  for (guint i = 0; i < n->children->len; i++)
+    {
+      SimYamlNode *c = g_ptr_array_index (n->children, i);
+      if (keep)
+        g_string_append_c (prefix, '.');
+      if (c->key)
+        g_string_append (prefix, c->key);
+      else
+        g_string_append_printf (prefix, "%u", i);
+      g_ptr_array_add (nodes, c);
+      g_ptr_array_add (paths, g_strdup (prefix->str));
+      collect_paths (c, prefix, nodes, paths);
+      g_string_truncate (prefix, keep);
+    }
 }
 
 static gboolean
@@ -923,8 +1075,7 @@ sim_yaml_apply_override (SimYamlDoc *doc, const char *assignment, const char *pr
         {
           SimYamlNode *c = depth + 1 == n ? value : node_new (SIM_YAML_MAPPING, origin, 0, 0);
           c->key = g_strdup (s[depth]);
-          c->parent = at;
-          g_ptr_array_add (at->children, c);
+          map_add (at, c);
           at = c;
         }
       return TRUE;
@@ -932,16 +1083,14 @@ sim_yaml_apply_override (SimYamlDoc *doc, const char *assignment, const char *pr
 
   /* 3. A unique suffix ("numa" for "memory.numa"). */
   GPtrArray *nodes = g_ptr_array_new ();
-  collect_paths (doc->root, nodes);
   GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  GString *walk = g_string_new (NULL);
+  collect_paths (doc->root, walk, nodes, paths);
+  g_string_free (walk, TRUE);
   GPtrArray *matches = g_ptr_array_new ();
   for (guint i = 0; i < nodes->len; i++)
-    {
-      char *p = sim_yaml_path (nodes->pdata[i]);
-      g_ptr_array_add (paths, p);
-      if (path_ends_with (p, dotted))
-        g_ptr_array_add (matches, GUINT_TO_POINTER (i));
-    }
+    if (path_ends_with (paths->pdata[i], dotted))
+      g_ptr_array_add (matches, GUINT_TO_POINTER (i));
   gboolean ok = FALSE;
   if (matches->len == 1)
     {

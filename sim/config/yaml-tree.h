@@ -32,6 +32,9 @@ struct _SimYamlNode {
   GPtrArray   *children;    /* SEQUENCE items, MAPPING values (->key set),
                                in document order */
   SimYamlNode *parent;
+  GHashTable  *index;       /* MAPPING of many keys: key -> child, so a
+                               lookup (and the duplicate check while
+                               loading) is not a scan; NULL when small */
 };
 
 typedef struct {
@@ -39,8 +42,13 @@ typedef struct {
   GPtrArray   *origins;     /* strings the nodes' origin fields point to */
 } SimYamlDoc;
 
-/* Limits against hostile documents ("billion laughs"). */
-#define SIM_YAML_MAX_NODES 100000   /* after alias expansion */
+/* Limits against hostile documents (docs/machines.md, "Limits").  The
+ * bytes are checked before parsing, depth and node count while libyaml's
+ * events are read (before its document loader, which is quadratic in the
+ * nesting), and the node count again once aliases are expanded ("billion
+ * laughs"). */
+#define SIM_YAML_MAX_BYTES (4u << 20)
+#define SIM_YAML_MAX_NODES 100000
 #define SIM_YAML_MAX_DEPTH 64
 
 SimYamlDoc  *sim_yaml_load_file (const char *path, GError **error);

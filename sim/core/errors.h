@@ -58,6 +58,7 @@ typedef enum {
   SIM_MODEL_ERROR_INVALID_PARAM,
   SIM_MODEL_ERROR_INVARIANT,
   SIM_MODEL_ERROR_OUT_OF_MEMORY, /* simulated memory exhausted */
+  SIM_MODEL_ERROR_HOST_MEMORY,   /* the host cannot hold the model's arrays */
 } SimModelError;
 
 /* The exit code main() uses for @error: 2 for usage and configuration

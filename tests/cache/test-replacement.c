@@ -303,8 +303,13 @@ test_bad_geometry (void **state)
   (void) state;
   GError *error = NULL;
   assert_null (sim_memsys_new_cachegrind (1000, 2, 64, 8192, 4, 64, &error));
-  assert_non_null (strstr (error->message, "power-of-two number of sets"));
+  assert_non_null (strstr (error->message, "not a whole number of sets"));
   assert_non_null (strstr (error->message, "D1"));
+  g_clear_error (&error);
+  /* 3 MiB 16-way is 3072 sets: the message names the rule. */
+  assert_null (sim_memsys_new_cachegrind (32768, 8, 64, 3 << 20, 16, 64, &error));
+  assert_non_null (strstr (error->message, "cache LL: number of sets (3072 = size / (16 ways "
+                                           "x 64-byte lines)) must be a power of two"));
   g_clear_error (&error);
   assert_null (sim_memsys_new_cachegrind (1024, 0, 64, 8192, 4, 64, &error));
   g_clear_error (&error);

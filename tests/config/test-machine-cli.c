@@ -3,6 +3,7 @@
 #include "tests/testutil.h"
 #include <string.h>
 #include <glib/gstdio.h>
+#include <sys/wait.h>
 
 static void
 test_show_default (void **state)
@@ -80,6 +81,71 @@ test_set_blank_key (void **state)
     }
 }
 
+/* Issue 9 items 8 and 13: what the cache model cannot build is refused
+ * when the machine loads, by machine show and run alike, as a config
+ * error (exit 2) naming the --set and the level. */
+static void
+test_model_limits_at_load (void **state)
+{
+  (void) state;
+  g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
+  static const struct { const char *a, *b, *want; } cases[] = {
+    { "caches.L3.size=256G", "caches.L3.ways=1",
+      "slabsim: --set caches.L3.size=256G: caches.L3.size: number of sets (4294967296)" },
+    { "caches.L3.size=64G", "caches.L3.ways=16",
+      "caches.L3.size: the cache model would need " },
+    { "caches.L1d.ways=512", "caches.L1d.size=2M",
+      "caches.L1d.ways: 512 ways: the cache model supports at most 255\n" },
+    { "caches.L2.size=3M", "caches.L2.ways=16",
+      "caches.L2.size: number of sets (3072 = size / (16 ways x 64-byte lines)) must be a "
+      "power of two" },
+    { "caches.L1d.inclusion=exclusive", "seed=2", "caches.L1d.inclusion: the first level" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL, *err2 = NULL;
+      assert_int_equal (tu_run (&out, &err, (const char *[]) { "machine", "show", "--set",
+                                                               cases[i].a, "--set", cases[i].b,
+                                                               NULL }), 2);
+      tu_assert_contains (err, cases[i].want);
+      assert_string_equal (out, "");
+      assert_int_equal (tu_run (NULL, &err2, (const char *[]) { "run", "--set", cases[i].a,
+                                                                "--set", cases[i].b, trace,
+                                                                NULL }), 2);
+      tu_assert_contains (err2, cases[i].want);
+    }
+}
+
+/* A machine within the cap that this host (here: a 1 GiB address-space
+ * limit) cannot hold: a clear error, exit 1, not an abort in g_error. */
+static void
+test_host_memory_refused (void **state)
+{
+  (void) state;
+  g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
+  const char *script = "ulimit -v 1048576 || exit 77; exec \"$@\"";
+  /* Under AddressSanitizer nothing starts with 1 GiB of address space. */
+  int st = 0;
+  const char *probe[] = { "sh", "-c", script, "sh", tu_exe (), "--version", NULL };
+  g_autofree char *pout = NULL, *perr = NULL;
+  assert_true (g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                             &pout, &perr, &st, NULL));
+  if (!g_spawn_check_wait_status (st, NULL))
+    {
+      print_message ("skipped: slabsim does not start under ulimit -v (sanitizer build)\n");
+      return;
+    }
+  const char *argv[] = { "sh", "-c", script, "sh", tu_exe (), "run", "--set",
+                         "caches.L3.size=1G", trace, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                             &out, &err, &st, NULL));
+  assert_true (WIFEXITED (st));
+  assert_int_equal (WEXITSTATUS (st), 1);
+  tu_assert_contains (err, "slabsim: machine nehalem-ep-2s: ");
+  tu_assert_contains (err, "the host cannot give the ");
+}
+
 static void
 test_bad_file (void **state)
 {
@@ -147,6 +213,8 @@ main (void)
     cmocka_unit_test (test_show_output_loads_back),
     cmocka_unit_test (test_show_set),
     cmocka_unit_test (test_bad_file),
+    cmocka_unit_test (test_model_limits_at_load),
+    cmocka_unit_test (test_host_memory_refused),
     cmocka_unit_test (test_set_blank_key),
     cmocka_unit_test (test_unknown_name),
     cmocka_unit_test (test_list),

@@ -191,7 +191,8 @@ test_round_trip (void **state)
     "name: odd\nfrequency: 2930MHz\n"
     "topology:\n  sockets: 1\n  cores_per_socket: 2\n"
     "  cpus: [{cpu: 0, socket: 0, core: 1, thread: 0}, {cpu: 1, socket: 0, core: 0, thread: 0}]\n"
-    "caches:\n  \"my cache\": {size: 64K, ways: 4, latency: 3 cycles, shared: 2}\n"
+    "caches:\n  L1d: {size: 16K, ways: 4, latency: 2, next: \"my cache\"}\n"
+    "  \"my cache\": {size: 64K, ways: 4, latency: 3 cycles, shared: 2}\n"
     "coherence: {protocol: mesi, local_clean: 1, local_hitm: 2, remote_clean: 3, remote_hitm: 4}\n"
     "memory: {numa: no, node_size: 1G, local_latency: 61.3ns, remote_latency: 61.3ns}\n";
   GError *error = NULL;
@@ -199,7 +200,7 @@ test_round_trip (void **state)
                                                     &error);
   assert_non_null (m);
   assert_int_equal (m->cpus[0].core, 1);
-  assert_int_equal (m->levels[0].shared_cores, 2);
+  assert_int_equal (m->levels[1].shared_cores, 2);
   g_autofree char *shown = sim_machine_to_yaml (m);
   tu_assert_contains (shown, "    - {cpu: 0, socket: 0, core: 1, thread: 0}\n");
   tu_assert_contains (shown, "  \"my cache\":\n");
@@ -252,8 +253,10 @@ test_overrides (void **state)
   /* Validation runs on the result. */
   assert_null (sim_machine_load ("nehalem-ep-2s",
                                  (const char *[]) { "caches.L2.size=500K", NULL }, &error));
-  assert_string_equal (error->message, "--set caches.L2.size=500K: caches.L2.size: size "
-                                       "512000 bytes is not a power of two");
+  assert_string_equal (error->message, "--set caches.L2.size=500K: caches.L2.size: number "
+                                       "of sets (1000 = size / (8 ways x 64-byte lines)) "
+                                       "must be a power of two: the cache model indexes "
+                                       "sets with address bits");
   g_clear_error (&error);
   assert_null (sim_machine_load ("nehalem-ep-2s",
                                  (const char *[]) { "coherence.protocol=mosi", NULL }, &error));
@@ -393,27 +396,82 @@ test_bad_cache_geometry (void **state)
 {
   (void) state;
   expect_bad (8, "  L1d: {size: 3000, ways: 8, latency: 4, next: L2}", 8, "3000",
-              "caches.L1d.size: size 3000 bytes is not a power of two");
+              "caches.L1d.size: size 3000 bytes is not a whole number of sets of ways (8) "
+              "x line (64) = 512 bytes");
   expect_bad (8, "  L1d: {size: 32K, ways: 0, latency: 4, next: L2}", 8, "0,",
               "caches.L1d.ways: ways must be at least 1");
   expect_bad (8, "  L1d: {size: 32K, ways: 3, latency: 4, next: L2}", 8, "32K",
-              "caches.L1d.size: size 32768 bytes is not ways (3) x line (64) x a "
-              "power-of-two number of sets");
+              "caches.L1d.size: size 32768 bytes is not a whole number of sets of ways (3) "
+              "x line (64) = 192 bytes");
   expect_bad (8, "  L1d: {size: 64, ways: 2, latency: 4, next: L2}", 8, "64,",
-              "caches.L1d.size: size 64 bytes is not ways (2) x line (64) x a "
-              "power-of-two number of sets");
+              "caches.L1d.size: size 64 bytes is not a whole number of sets of ways (2) "
+              "x line (64) = 128 bytes");
+  /* Issue 9 item 13: the rule is about the number of sets, and says so. */
+  expect_bad (9, "  L2: {size: 3M, ways: 16, latency: 20, shared: socket}", 9, "3M",
+              "caches.L2.size: number of sets (3072 = size / (16 ways x 64-byte lines)) must "
+              "be a power of two: the cache model indexes sets with address bits");
+  /* Rules the cache model used to apply only when a run started (exit 1). */
+  expect_bad (8, "  L1d: {size: 32K, ways: 512, line: 16, latency: 4, next: L2}", 8, "512",
+              "caches.L1d.ways: 512 ways: the cache model supports at most 255");
+  expect_bad (9, "  L2: {size: 1M, ways: 128, latency: 20, shared: socket, replacement: plru}",
+              9, "plru", "caches.L2.replacement: plru needs a power-of-two number of ways up "
+              "to 64 (this level has 128)");
+  expect_bad (8, "  L1d: {size: 32K, ways: 8, latency: 4, next: L2, inclusion: exclusive}", 8,
+              "exclusive", "caches.L1d.inclusion: the first level cannot be exclusive: it is "
+              "filled on every miss");
+  expect_bad (8, "  L1d: {size: 32K, ways: 8, latency: 4, next: L2, shared: socket}", 8,
+              "socket", "caches.L1d.shared: the first level must be private (shared: core)");
+  expect_bad_n (8, 2, "  L1d: {size: 32K, ways: 8, latency: 4, next: L2}\n"
+                "  L2: {size: 1M, ways: 16, latency: 20, shared: socket, next: L3}\n"
+                "  L3: {size: 1M, ways: 16, latency: 20}", 10, "L3",
+                "caches.L3: a private level (shared: core) cannot follow a shared one: "
+                "private levels come first");
+  /* Issue 9 item 8: 2^32 sets used to truncate to 0 in the model. */
+  expect_bad (9, "  L2: {size: 256G, ways: 1, latency: 20, shared: socket}", 9, "256G",
+              "caches.L2.size: number of sets (4294967296) is more than the cache model "
+              "indexes (at most 2^31)");
+  /* ... and 64G per socket, 16 ways, is 2^26 sets: legal, but 2 x 2^30 lines
+   * would need some 114 GiB of host memory. */
+  expect_bad (9, "  L2: {size: 64G, ways: 16, latency: 20, shared: socket}", 9, "64G",
+              "caches.L2.size: the cache model would need 116736 MiB of host memory for "
+              "2147485696 cache lines (at most 8192 MiB); this level holds the most: "
+              "2147483648 lines in 2 instance(s)");
   expect_bad (8, "  L1d: {size: 32K, ways: 8, line: 8, latency: 4, next: L2}", 8, "8, lat",
               "caches.L1d.line: line 8 bytes: expected a power of two of at least 16");
   expect_bad (9, "  L2: {size: 1M, ways: 16, line: 128, latency: 20, shared: socket}", 9,
               "128", "caches.L2.line: line 128 differs from the 64 bytes of level \"L1d\"; "
               "every level must use the same line size");
   expect_bad (8, "  L1d: {size: 48K, ways: 12, latency: 4, replacement: plru, next: L2}", 8,
-              "plru", "caches.L1d.replacement: plru needs a power-of-two number of ways "
-              "(this level has 12)");
+              "plru", "caches.L1d.replacement: plru needs a power-of-two number of ways up "
+              "to 64 (this level has 12)");
   expect_bad (9, "  L2: {size: 1M, ways: 16, latency: 20, shared: 3}", 9, "3}",
               "caches.L2.shared: groups of 3 cores do not divide the 2 cores of a socket");
   expect_bad (9, "  L2: {size: 1M, ways: 16, latency: 20, shared: everyone}", 9, "everyone",
               "caches.L2.shared: expected core, socket or a number of cores, got \"everyone\"");
+}
+
+/* Real sizes that are not powers of two load when their sets are one:
+ * 3 MiB 12-way (4096 sets), 1.25 MiB 20-way (1024), 48 KiB 12-way (64). */
+static void
+test_odd_sizes_with_pow2_sets (void **state)
+{
+  (void) state;
+  static const char *const sets[][3] = {
+    { "caches.L2.size=3M", "caches.L2.ways=12", "seed=1" },
+    { "caches.L2.size=1280K", "caches.L2.ways=20", "seed=1" },
+    { "caches.L1d.size=48K", "caches.L1d.ways=12", "caches.L1d.replacement=lru" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (sets); i++)
+    {
+      GError *error = NULL;
+      const char *const o[] = { sets[i][0], sets[i][1], sets[i][2], NULL };
+      g_autoptr (SimMachine) m = sim_machine_load ("nehalem-ep-2s", o, &error);
+      if (m == NULL)
+        {
+          print_error ("%s %s: %s\n", sets[i][0], sets[i][1], error->message);
+          fail ();
+        }
+    }
 }
 
 static void
@@ -663,6 +721,7 @@ main (void)
     cmocka_unit_test (test_machine_path),
     cmocka_unit_test (test_base_is_valid),
     cmocka_unit_test (test_bad_cache_geometry),
+    cmocka_unit_test (test_odd_sizes_with_pow2_sets),
     cmocka_unit_test (test_bad_chain),
     cmocka_unit_test (test_bad_cpus),
     cmocka_unit_test (test_bad_keys_and_values),
