@@ -10,6 +10,7 @@
  * same block (the predictors reset at each block).
  */
 #include "traces/native.h"
+#include "sim/core/output.h"
 #include "traces/reader-private.h"
 #include "sim/core/errors.h"
 
@@ -263,43 +264,44 @@ gboolean
 sim_native_convert (const char *in_path, const char *out_path, gboolean lenient,
                     guint64 *events_out, GError **error)
 {
+  if (!sim_output_check (out_path, error))
+    return FALSE;
   g_autoptr (SimTraceReader) r = sim_trace_reader_open (in_path, error);
   if (r == NULL)
     return FALSE;
   sim_trace_reader_set_lenient (r, lenient);
-  g_autoptr (GFile) f = g_file_new_for_commandline_arg (out_path);
-  GError *local = NULL;
-  g_autoptr (GFileOutputStream) fo = g_file_replace (f, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &local);
-  if (fo == NULL)
-    {
-      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", out_path, local->message);
-      g_error_free (local);
-      return FALSE;
-    }
-  g_autoptr (GOutputStream) out = g_buffered_output_stream_new_sized (G_OUTPUT_STREAM (fo), 1 << 20);
+  /* Temporary file and rename (sim/core/output.h): a failure leaves an
+   * older file of that name as it was. */
+  SimOutput *file = sim_output_open (out_path, error);
+  if (file == NULL)
+    return FALSE;
+  g_autoptr (GOutputStream) out = g_buffered_output_stream_new_sized (sim_output_stream (file),
+                                                                      1 << 20);
+  GError *local = NULL;   /* write errors: they name out_path */
   g_autoptr (SimNativeWriter) w = sim_native_writer_new (out, r, &local);
   SimTraceEvent ev;
+  gboolean read_failed = FALSE;
   if (w != NULL)
     {
       while (sim_trace_reader_next (r, &ev, error))
         if (!sim_native_writer_add (w, &ev, &local))
           break;
-      if (local == NULL && error && *error)
-        {
-          g_output_stream_close (out, NULL, NULL);
-          g_file_delete (f, NULL, NULL);
-          return FALSE;
-        }
-      if (local == NULL)
+      read_failed = local == NULL && error && *error;
+      if (local == NULL && !read_failed)
         sim_native_writer_finish (w, &local);
     }
-  if (local)
+  g_clear_pointer (&w, sim_native_writer_free);
+  g_clear_object (&out);
+  if (read_failed || local)
     {
-      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", out_path, local->message);
-      g_error_free (local);
-      g_file_delete (f, NULL, NULL);
+      if (local)
+        g_set_error_literal (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, local->message);
+      g_clear_error (&local);
+      sim_output_abort (file);
       return FALSE;
     }
+  if (!sim_output_commit (file, error))
+    return FALSE;
   if (events_out)
     *events_out = sim_trace_reader_stats (r)->events;
   return TRUE;

@@ -24,6 +24,7 @@
  */
 #include "traces/record.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -345,22 +346,18 @@ copy_trace (Rec *rec, GError **error)
   g_autoptr (GFileInputStream) in = g_file_read (sf, NULL, error);
   if (in == NULL)
     return FALSE;
-  g_autoptr (GFile) df = g_file_new_for_path (path);
-  g_autoptr (GFileOutputStream) fos =
-    g_file_replace (df, NULL, FALSE, G_FILE_CREATE_NONE, NULL, error);
-  if (fos == NULL)
-    {
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
+  /* Temporary file and rename (sim/core/output.h). */
+  SimOutput *file = sim_output_open (path, error);
+  if (file == NULL)
+    return FALSE;
   g_autoptr (GOutputStream) out = NULL;
   if (g_str_has_suffix (path, ".gz"))
     {
       g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
-      out = g_converter_output_stream_new (G_OUTPUT_STREAM (fos), G_CONVERTER (z));
+      out = g_converter_output_stream_new (sim_output_stream (file), G_CONVERTER (z));
     }
   else
-    out = g_object_ref (G_OUTPUT_STREAM (fos));
+    out = g_object_ref (sim_output_stream (file));
   g_autoptr (GDataInputStream) din = g_data_input_stream_new (G_INPUT_STREAM (in));
   for (;;)
     {
@@ -372,6 +369,8 @@ copy_trace (Rec *rec, GError **error)
           if (e)
             {
               g_propagate_prefixed_error (error, e, "%s: ", src);
+              g_clear_object (&out);
+              sim_output_abort (file);
               return FALSE;
             }
           break;
@@ -387,16 +386,19 @@ copy_trace (Rec *rec, GError **error)
       if (!g_output_stream_write_all (out, line, len, NULL, NULL, error)
           || !g_output_stream_write_all (out, "\n", 1, NULL, NULL, error))
         {
-          g_prefix_error (error, "%s: ", path);
+          g_clear_object (&out);
+          sim_output_abort (file);
           return FALSE;
         }
     }
   if (!g_output_stream_close (out, NULL, error))
     {
-      g_prefix_error (error, "%s: ", path);
+      g_clear_object (&out);
+      sim_output_abort (file);
       return FALSE;
     }
-  return TRUE;
+  g_clear_object (&out);
+  return sim_output_commit (file, error);
 }
 
 static gboolean

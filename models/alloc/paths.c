@@ -19,7 +19,7 @@ const guint sim_path_special_instrs[SIM_PATH_N_SPECIAL] = {
   [SIM_PATH_CX16]     = 1,
   [SIM_PATH_IRQ]      = 5,
   [SIM_PATH_THIS_CPU] = 1,
-  [SIM_PATH_PREEMPT]  = 3,
+  [SIM_PATH_PREEMPT]  = 2,
 };
 
 enum { COL_PATH, COL_KERNEL, COL_INSTR, COL_LOCKED, COL_CX16, COL_IRQ, COL_THIS_CPU,

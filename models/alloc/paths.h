@@ -37,7 +37,7 @@ typedef enum {
 } SimPathSpecial;
 
 /* The x86-64 instructions one special operation is made of (an irq pair is
- * pushf; pop; cli ... push; popf, a preempt pair incl; decl; jne): what is
+ * pushf; pop; cli ... push; popf, a preempt pair incl ... decl): what is
  * charged, one cycle each, until the machine gives special costs. */
 extern const guint sim_path_special_instrs[SIM_PATH_N_SPECIAL];
 

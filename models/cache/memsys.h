@@ -101,7 +101,13 @@ typedef struct {
  * state) plus 8 bytes per set under plru; the coherence directory has a
  * power of two of slots >= 1.5 x all those lines, each 8 x (2 + one word per
  * 64 coherence domains) bytes.  The total may not pass this cap. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+/* The fuzz build (scripts/fuzz-brief) runs under a 2 GiB RSS limit, and
+ * fuzz-sweep builds the machines it is given. */
+#define SIM_MEMSYS_MAX_HOST_BYTES (G_GUINT64_CONSTANT (256) << 20)
+#else
 #define SIM_MEMSYS_MAX_HOST_BYTES (G_GUINT64_CONSTANT (8) << 30)
+#endif
 #define SIM_MEMSYS_MAX_WAYS       255   /* way indices are bytes */
 #define SIM_MEMSYS_MAX_PLRU_WAYS  64    /* the tree's bits fit one word */
 #define SIM_MEMSYS_MAX_SETS       (G_GUINT64_CONSTANT (1) << 31)

@@ -310,6 +310,10 @@ pa_zone_lock (SimPageAlloc *pa, PaZone *z, SimOp *op)
 {
   guint64 before = op->cost.lock_wait;
   sim_op_path (op, &pa->path[P_LOCK]);
+  /* 6.18 takes zone->lock with spin_lock_irqsave; the 2.6 eras run the
+   * whole allocation or free with irqs off (sim_page_alloc). */
+  if (pa->era == SIM_PAGE_ERA_6_18)
+    sim_op_irqsave (op);
   sim_op_lock (op, &z->lock, z->lock_addr);
   pa->stats.zone_lock_acquisitions++;
   pa->stats.zone_lock_wait_cycles += op->cost.lock_wait - before;
@@ -320,6 +324,8 @@ pa_zone_unlock (SimPageAlloc *pa, PaZone *z, SimOp *op)
 {
   sim_op_path (op, &pa->path[P_LOCK]);
   sim_op_unlock (op, &z->lock, z->lock_addr);
+  if (pa->era == SIM_PAGE_ERA_6_18)
+    sim_op_irqrestore (op);
 }
 
 /* ---- The buddy allocator (caller holds zone->lock). ---- */
@@ -887,6 +893,12 @@ pa_zone_of (const SimPageAlloc *pa, SimAddr addr, guint32 *frame)
   return z;
 }
 
+static SimAddr page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
+                           guint32 gfp, gboolean compound);
+
+/* 2.6.x: buffered_rmqueue runs with irqs off (local_irq_save for the pcp,
+ * spin_lock_irqsave for the buddy lists), and so do free_hot_cold_page and
+ * __free_pages_ok: the irq save/restore pair the machine prices. */
 SimAddr
 sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
                 guint32 gfp, gboolean compound)
@@ -894,7 +906,19 @@ sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
   g_return_val_if_fail (pa != NULL && op != NULL, 0);
   g_return_val_if_fail (order < PA_MAX_ORDER, 0);
   g_return_val_if_fail (op->cpu < pa->n_cpus, 0);
+  gboolean irq = pa->era != SIM_PAGE_ERA_6_18;
+  if (irq)
+    sim_op_irqsave (op);
+  SimAddr a = page_alloc (pa, op, order, node, gfp, compound);
+  if (irq)
+    sim_op_irqrestore (op);
+  return a;
+}
 
+static SimAddr
+page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node, guint32 gfp,
+            gboolean compound)
+{
   guint pref = node < 0 ? pa_cpu_node (pa, op->cpu) : (guint) node % pa->n_nodes;
   guint tries = (gfp & SIM_GFP_THISNODE) ? 1 : pa->n_nodes;
   gboolean drained = FALSE;
@@ -953,6 +977,9 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
   g_return_if_fail (ST_KIND (st) == PA_ST_ALLOC && ST_ORDER (st) == order);
 
   sim_op_path (op, &pa->path[P_FREE_ENTRY]);
+  gboolean irq = pa->era != SIM_PAGE_ERA_6_18;
+  if (irq)
+    sim_op_irqsave (op);
   pa_free_prepare (pa, z, op, f, order, ST_COMP (st));
   pa->allocated_pages -= 1u << order;
   pa->stats.free++;
@@ -968,6 +995,8 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
       pa_free_one (pa, z, op, f, order);
       pa_zone_unlock (pa, z, op);
     }
+  if (irq)
+    sim_op_irqrestore (op);
 }
 
 guint

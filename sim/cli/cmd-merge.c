@@ -1,6 +1,7 @@
 /* cmd-merge.c - "slabsim merge": join the shards of a sweep into one JSONL. */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 #include "sim/sweep/sweep.h"
 
 #include <stdio.h>
@@ -30,19 +31,14 @@ sim_cmd_merge (int argc, char **argv, GError **error)
       return FALSE;
     }
   GPtrArray *lines = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_sweep_line_free);
-  gboolean ok = TRUE;
+  gboolean ok = sim_output_check (output, error);
   for (int i = 1; i < argc && ok; i++)
     ok = sim_sweep_read_lines (argv[i], lines, error);
   GString *out = g_string_new (NULL);
   if (ok)
     ok = sim_sweep_merge (lines, (const char *const *) argv + 1, out, error);
   if (ok)
-    {
-      if (output == NULL || strcmp (output, "-") == 0)
-        fwrite (out->str, 1, out->len, stdout);
-      else
-        ok = g_file_set_contents (output, out->str, (gssize) out->len, error);
-    }
+    ok = sim_output_write (output, out->str, (gssize) out->len, error);
   if (!ok)
     g_prefix_error (error, "merge: ");
   g_string_free (out, TRUE);

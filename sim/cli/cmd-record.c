@@ -2,6 +2,7 @@
  * -- COMMAND...": a kmem trace of COMMAND through tracefs (docs/record.md). */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 #include "traces/record.h"
 
 #include <stdio.h>
@@ -95,6 +96,12 @@ sim_cmd_record (int argc, char **argv, GError **error)
   o.events = list;
   o.argv = argv + sep + 1;
 
+  /* Before tracing: a bad -o must not cost a recording. */
+  if (!sim_output_check (o.output, error))
+    {
+      g_prefix_error (error, "%s: ", verb);
+      return FALSE;
+    }
   SimRecordResult r = { 0 };
   gboolean ok = sim_record_run (&o, &r, error);
   for (guint i = 0; verbose && r.writes && i < r.writes->len; i++)

@@ -1,6 +1,7 @@
 /* cmd-report.c - "slabsim report": results as HTML/SVG, text or Markdown. */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 #include "sim/report/report-data.h"
 #include "sim/report/sweep-report.h"
 
@@ -120,7 +121,7 @@ sim_cmd_report (int argc, char **argv, GError **error)
       g_ptr_array_add (metrics, NULL);
     }
   g_autoptr (SimReportData) data = sim_report_data_new ();
-  gboolean ok = TRUE;
+  gboolean ok = sim_output_check (output, error);
   for (int i = 1; i < argc && ok; i++)
     ok = sim_report_data_add (data, argv[i], error);
   if (ok)
@@ -130,10 +131,7 @@ sim_cmd_report (int argc, char **argv, GError **error)
       g_autofree char *out = sim_report_render (data, fmt, metrics
                                                 ? (const SimReportMetric *const *) metrics->pdata
                                                 : NULL);
-      if (output == NULL || strcmp (output, "-") == 0)
-        fputs (out, stdout);
-      else
-        ok = g_file_set_contents (output, out, -1, error);
+      ok = sim_output_write (output, out, -1, error);
     }
   if (metrics)
     g_ptr_array_unref (metrics);

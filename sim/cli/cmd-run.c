@@ -1,6 +1,7 @@
 /* cmd-run.c - "slabsim run": replay a trace through one or more allocators. */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 #include "sim/config/machine.h"
 #include "sim/run/replay.h"
 #include "sim/report/run-report.h"
@@ -8,22 +9,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-static gboolean
-write_output (const char *path, const char *text, GError **error)
-{
-  if (path == NULL || strcmp (path, "-") == 0)
-    {
-      fputs (text, stdout);
-      return TRUE;
-    }
-  if (!g_file_set_contents (path, text, -1, error))
-    {
-      g_prefix_error (error, "run: ");
-      return FALSE;
-    }
-  return TRUE;
-}
 
 typedef struct {
   SimProgress bar;
@@ -110,6 +95,13 @@ sim_cmd_run (int argc, char **argv, GError **error)
         }
     }
 
+  /* Before the replay, which may take minutes: a bad -o fails now. */
+  if (!sim_output_check (output, error))
+    {
+      g_prefix_error (error, "run: ");
+      return FALSE;
+    }
+
   g_autoptr (SimMachine) machine = sim_machine_load (machine_name ? machine_name : "nehalem-ep-2s",
                                                      (const char *const *) sets, error);
   if (machine == NULL)
@@ -152,7 +144,9 @@ sim_cmd_run (int argc, char **argv, GError **error)
                            .results = results, .n_results = n };
       g_autofree char *text = fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
                                                      : sim_run_report_text (&rep);
-      ok = write_output (output, text, error);
+      ok = sim_output_write (output, text, -1, error);
+      if (!ok)
+        g_prefix_error (error, "run: ");
     }
   for (guint i = 0; i < n; i++)
     sim_replay_result_clear (&results[i]);

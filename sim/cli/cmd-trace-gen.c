@@ -2,6 +2,7 @@
  * traces in the ftrace text of a kernel era (traces/gen/, docs/trace-gen.md). */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 #include "traces/gen/gen-common.h"
 
 #include <stdio.h>
@@ -116,6 +117,12 @@ sim_cmd_trace_gen (int argc, char **argv, GError **error)
       return FALSE;
     }
 
+  /* Refuse a directory or an unwritable folder before generating. */
+  if (!sim_output_check (output, error))
+    {
+      g_prefix_error (error, "%s: ", verb);
+      return FALSE;
+    }
   SimGenStats st;
   if (!sim_gen_run (&o, output, &st, error))
     {

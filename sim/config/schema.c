@@ -139,18 +139,41 @@ sim_schema_format_size (guint64 bytes)
   return g_strdup_printf ("%" G_GUINT64_FORMAT "%s", bytes, units[u]);
 }
 
+/* A double-quoted YAML scalar that reads back as @s.  Besides quotes and
+ * backslashes, everything YAML does not allow raw in a file (C0 and C1
+ * controls, DEL, U+FFFE/U+FFFF) and what a reader would fold or drop
+ * (NEL, the line and paragraph separators, a byte-order mark) is
+ * escaped: a scalar may hold them through an escape, and "machine show"
+ * must print what loads back to the same value. */
 char *
 sim_schema_quote (const char *s)
 {
   GString *q = g_string_new ("\"");
-  for (const char *c = s ? s : ""; *c; c++)
+  const char *c = s ? s : "";
+  while (*c)
     {
-      if (*c == '"' || *c == '\\')
-        g_string_append_printf (q, "\\%c", *c);
-      else if ((guchar) *c < 0x20 || *c == 0x7f)
-        g_string_append_printf (q, "\\x%02x", (guchar) *c);
+      gunichar u = g_utf8_get_char_validated (c, -1);
+      if (u == (gunichar) -1 || u == (gunichar) -2)
+        {
+          /* not UTF-8 (libyaml never hands us such text): keep the bytes */
+          g_string_append_printf (q, "\\x%02x", (guchar) *c);
+          c++;
+          continue;
+        }
+      const char *next = g_utf8_next_char (c);
+      if (u == '"' || u == '\\')
+        g_string_append_printf (q, "\\%c", (char) u);
+      else if (u < 0x20 || (u >= 0x7f && u <= 0x9f))
+        g_string_append_printf (q, "\\x%02x", (guint) u);
+      else if (u == 0x2028)
+        g_string_append (q, "\\L");
+      else if (u == 0x2029)
+        g_string_append (q, "\\P");
+      else if (u == 0xfeff || u == 0xfffe || u == 0xffff)
+        g_string_append_printf (q, "\\u%04X", (guint) u);
       else
-        g_string_append_c (q, *c);
+        g_string_append_len (q, c, next - c);
+      c = next;
     }
   g_string_append_c (q, '"');
   return g_string_free (q, FALSE);

@@ -7,11 +7,12 @@
  * under g_once), so points run in parallel give the bytes they give alone.
  *
  * Output files are written whole to a temporary name in the same directory
- * and renamed (g_file_set_contents), so a point's file is either absent or
+ * and renamed (sim/core/output.h), so a point's file is either absent or
  * complete, whatever the number of workers, shards or interrupted reruns.
  */
 #include "sim/sweep/sweep.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 #include "sim/report/run-report.h"
 #include "sim/report/json-parse.h"
 #include "traces/json.h"
@@ -126,7 +127,7 @@ run_point (gpointer data, gpointer user_data)
     {
       g_autofree char *line = sim_sweep_point_line (st->plan, p, &res);
       g_autofree char *path = point_file (st->dir, p);
-      ok = g_file_set_contents (path, line, -1, &error);
+      ok = sim_output_write (path, line, -1, &error);
     }
   sim_replay_result_clear (&res);
   g_mutex_lock (&st->lock);
@@ -181,7 +182,7 @@ write_plan (const SimSweepPlan *plan, const char *dir, GError **error)
   sim_json_end_array (&j);
   sim_json_end_object (&j);
   g_autofree char *path = g_build_filename (dir, "plan.json", NULL);
-  gboolean ok = g_file_set_contents (path, o->str, (gssize) o->len, error);
+  gboolean ok = sim_output_write (path, o->str, (gssize) o->len, error);
   g_string_free (o, TRUE);
   return ok;
 }
@@ -229,7 +230,7 @@ write_results (const SimSweepPlan *plan, const char *dir, guint *present, GError
         }
     }
   g_autofree char *path = g_build_filename (dir, "results.jsonl", NULL);
-  gboolean ok = g_file_set_contents (path, o->str, (gssize) o->len, error);
+  gboolean ok = sim_output_write (path, o->str, (gssize) o->len, error);
   g_string_free (o, TRUE);
   return ok;
 }

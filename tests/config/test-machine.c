@@ -211,6 +211,27 @@ test_round_trip (void **state)
   round_trip (m);
 }
 
+/* Found by fuzz-machine: a name or description holding, through an
+ * escape, a character YAML does not allow raw (C1 controls such as U+0080)
+ * or folds (NEL) was printed raw by machine show, which then did not load
+ * back (or loaded as another string). */
+static void
+test_round_trip_escaped_strings (void **state)
+{
+  (void) state;
+  static const char *const texts[] = {
+    "\"a\\x85b\"", "\"a\\x80\\x9fb\"", "\"\\u2028\\u2029\"", "\"\\uFEFFx\\uFFFE\"",
+    "\"tab\\there \\\" \\\\ \\x7f\"", "\"caf\u00e9 \u65e5\u672c\"",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autofree char *set = g_strdup_printf ("description=%s", texts[i]);
+      g_autofree char *name = g_strdup_printf ("name=%s", texts[i]);
+      g_autoptr (SimMachine) m = load_ok ("nehalem-ep-2s", (const char *[]) { set, name, NULL });
+      round_trip (m);
+    }
+}
+
 static void
 test_overrides (void **state)
 {
@@ -716,6 +737,7 @@ main (void)
     cmocka_unit_test (test_nehalem_values),
     cmocka_unit_test (test_other_machines),
     cmocka_unit_test (test_round_trip),
+    cmocka_unit_test (test_round_trip_escaped_strings),
     cmocka_unit_test (test_overrides),
     cmocka_unit_test (test_unknown_machine),
     cmocka_unit_test (test_machine_path),

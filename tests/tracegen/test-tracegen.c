@@ -4,7 +4,9 @@
 #include "tests/testutil.h"
 #include "traces/gen/gen-common.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
@@ -777,6 +779,82 @@ test_real_618_forms (void **state)
   assert_int_equal (kinds, 4);
 }
 
+/* A full file system, as far as the child can tell: files stop growing at
+ * the limit (EFBIG, SIGXFSZ ignored).  Set between fork and exec. */
+static rlim_t fsize_limit;
+
+static void
+limit_fsize (gpointer data)
+{
+  (void) data;
+  signal (SIGXFSZ, SIG_IGN);
+  struct rlimit rl = { fsize_limit, fsize_limit };
+  setrlimit (RLIMIT_FSIZE, &rl);
+}
+
+static int
+gen_limited (const char *out, char **err)
+{
+  g_autoptr (GSubprocessLauncher) l =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_child_setup (l, limit_fsize, NULL, NULL);
+  GError *e = NULL;
+  g_autoptr (GSubprocess) p = g_subprocess_launcher_spawn (l, &e, tu_exe (), "trace", "gen",
+                                                           "hackbench", "--loops", "20", "-o",
+                                                           out, NULL);
+  assert_non_null (p);
+  assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, err, &e));
+  return g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+}
+
+/* The output is written to a temporary file and renamed: when the disk
+ * fills up, an older file of that name is left as it was and a new name
+ * is not created (issue 9 item 14: a truncated trace was left behind). */
+static void
+test_full_disk_leaves_nothing_truncated (void **state)
+{
+  (void) state;
+  g_autofree char *dir = g_dir_make_tmp ("slabsim-gen-full-XXXXXX", NULL);
+  g_autofree char *ref = g_build_filename (dir, "ref.txt", NULL);
+  g_autofree char *err = NULL;
+  assert_int_equal (tu_run (NULL, &err, (const char *[]) { "trace", "gen", "hackbench", "--loops",
+                                                           "20", "-o", ref, NULL }), 0);
+  struct stat st;
+  assert_int_equal (g_stat (ref, &st), 0);
+  /* The body (written first, to a temporary file) fits; the whole output,
+   * header included, does not. */
+  fsize_limit = (rlim_t) st.st_size - 1;
+
+  g_autofree char *old = g_build_filename (dir, "old.txt", NULL);
+  assert_true (g_file_set_contents (old, "an older trace\n", -1, NULL));
+  g_autofree char *err1 = NULL;
+  assert_int_equal (gen_limited (old, &err1), 1);
+  tu_assert_contains (err1, old);
+  tu_assert_contains (err1, "File too large");
+  g_autofree char *kept = NULL;
+  assert_true (g_file_get_contents (old, &kept, NULL, NULL));
+  assert_string_equal (kept, "an older trace\n");
+
+  g_autofree char *fresh = g_build_filename (dir, "new.txt", NULL);
+  g_autofree char *err2 = NULL;
+  assert_int_equal (gen_limited (fresh, &err2), 1);
+  assert_false (g_file_test (fresh, G_FILE_TEST_EXISTS));
+
+  /* Nothing but the two files we made. */
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *n;
+  guint count = 0;
+  while ((n = g_dir_read_name (d)))
+    {
+      count++;
+      g_autofree char *p = g_build_filename (dir, n, NULL);
+      g_unlink (p);
+    }
+  g_dir_close (d);
+  assert_int_equal (count, 2);
+  g_rmdir (dir);
+}
+
 int
 main (void)
 {
@@ -793,6 +871,7 @@ main (void)
     cmocka_unit_test (test_tbench_model),
     cmocka_unit_test (test_kbuild_model),
     cmocka_unit_test (test_real_618_forms),
+    cmocka_unit_test (test_full_disk_leaves_nothing_truncated),
   };
   return cmocka_run_group_tests_name ("tracegen", tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include "traces/gen/gen-common.h"
 #include "traces/gen/gen-writer.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
 
 #include <string.h>
 #include <glib/gstdio.h>
@@ -992,23 +993,20 @@ static gboolean
 write_output (const SimGenOptions *o, const char *path, const char *body_path,
               guint64 entries, guint ncpus, GError **error)
 {
-  g_autoptr (GFile) file = g_file_new_for_path (path);
-  g_autoptr (GFileOutputStream) fos =
-    g_file_replace (file, NULL, FALSE, G_FILE_CREATE_NONE, NULL, error);
-  if (fos == NULL)
-    {
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
+  /* Temporary file and rename (sim/core/output.h): a full disk leaves the
+   * old file, or none, never a truncated one. */
+  SimOutput *file = sim_output_open (path, error);
+  if (file == NULL)
+    return FALSE;
   g_autoptr (GOutputStream) out = NULL;
   if (g_str_has_suffix (path, ".gz"))
     {
       g_autoptr (GZlibCompressor) z =
         g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
-      out = g_converter_output_stream_new (G_OUTPUT_STREAM (fos), G_CONVERTER (z));
+      out = g_converter_output_stream_new (sim_output_stream (file), G_CONVERTER (z));
     }
   else
-    out = g_object_ref (G_OUTPUT_STREAM (fos));
+    out = g_object_ref (sim_output_stream (file));
 
   g_autoptr (GString) header = g_string_new (NULL);
   sim_gen_write_header (header, &o->era, entries, ncpus);
@@ -1023,9 +1021,13 @@ write_output (const SimGenOptions *o, const char *path, const char *body_path,
     }
   if (ok)
     ok = g_output_stream_close (out, NULL, error);
+  g_clear_object (&out);
   if (!ok)
-    g_prefix_error (error, "%s: ", path);
-  return ok;
+    {
+      sim_output_abort (file);
+      return FALSE;
+    }
+  return sim_output_commit (file, error);
 }
 
 gboolean
