@@ -23,10 +23,12 @@
  * failing on them would make the commonest recording unreadable.
  *
  * Left out: xz/zstd (gzip only; GIO ships a zlib converter, the others would
- * be new dependencies), multi-member gzip files, and the raw binary buffers.
+ * be new dependencies) and the raw binary buffers.  Gzip files of several
+ * members (cat a.gz b.gz) are read whole (sim/core/gzip-input.h).
  */
 #include "traces/reader-private.h"
 #include "sim/core/errors.h"
+#include "sim/core/gzip-input.h"
 
 #include <string.h>
 
@@ -410,8 +412,7 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
   const guchar *peek = g_buffered_input_stream_peek_buffer (G_BUFFERED_INPUT_STREAM (bis), &plen);
   if (plen >= 2 && peek[0] == 0x1f && peek[1] == 0x8b)
     {
-      g_autoptr (GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
-      r->in = g_converter_input_stream_new (bis, G_CONVERTER (z));
+      r->in = sim_gzip_input_new (bis);   /* every member, see gzip-input.h */
     }
   else
     r->in = g_object_ref (bis);

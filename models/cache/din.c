@@ -1,9 +1,10 @@
 /* din.c - see din.h.  Reads through GIO so that a gzip stream and a plain
  * file (or a pipe) share one code path: GFileInputStream or stdin, sniffed
- * through a GBufferedInputStream, wrapped in a GConverterInputStream with a
- * GZlibDecompressor when the first two bytes are gzip's magic. */
+ * through a GBufferedInputStream, wrapped in a decompressor of every gzip
+ * member (sim/core/gzip-input.h) when the first two bytes are gzip's magic. */
 #include "models/cache/din.h"
 #include "sim/core/errors.h"
+#include "sim/core/gzip-input.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -215,8 +216,7 @@ open_stream (const char *path, GError **error)
                                                            &avail);
   if (avail >= 2 && peek[0] == 0x1f && peek[1] == 0x8b)
     {
-      g_autoptr (GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
-      GInputStream *conv = g_converter_input_stream_new (buffered, G_CONVERTER (z));
+      GInputStream *conv = sim_gzip_input_new (buffered);   /* every member */
       g_object_unref (buffered);
       return conv;
     }

@@ -10,6 +10,8 @@ static gboolean cmd_help (int argc, char **argv, GError **error);
 
 static const SimVerb verbs[] = {
   { "run",      "replay a kmem trace through allocator models on a machine", sim_cmd_run },
+  { "slab-test", "run the slab_test kernel module's kmalloc/kfree loops on a machine",
+    sim_cmd_slab_test },
   { "cachesim", "replay a memory-address trace through a machine's caches", sim_cmd_cachesim },
   { "machine",  "show a machine description with every default filled",   sim_cmd_machine },
   { "trace",    "read, summarise, convert and generate kmem traces",       sim_cmd_trace },

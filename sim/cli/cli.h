@@ -50,6 +50,7 @@ gboolean sim_cmd_run      (int argc, char **argv, GError **error);
 gboolean sim_cmd_sweep    (int argc, char **argv, GError **error);
 gboolean sim_cmd_merge    (int argc, char **argv, GError **error);
 gboolean sim_cmd_report   (int argc, char **argv, GError **error);
+gboolean sim_cmd_slab_test (int argc, char **argv, GError **error);
 /* "trace gen", dispatched from sim_cmd_trace's sub-verb table. */
 gboolean sim_cmd_trace_gen (int argc, char **argv, GError **error);
 

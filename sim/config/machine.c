@@ -29,7 +29,10 @@
 #include <string.h>
 
 static const char *const builtin_names[] = {
-  "nehalem-ep-2s", "core2-quad", "opteron-2s", "sapphire-rapids-2s", NULL
+  "nehalem-ep-2s", "core2-quad", "opteron-2s", "sapphire-rapids-2s",
+  /* The hardware of the published slab_test tables (../shared/measurements). */
+  "pentium4", "athlon64-x2", "haswell", "ivybridge-ep", "broadwell-ep", "zen1",
+  NULL
 };
 
 const char *const *
@@ -75,6 +78,9 @@ static const SimField root_fields[] = {
     0, 0, NULL, "string", "one line for \"slabsim machine list\"" },
   { "frequency", SIM_FIELD_FREQUENCY, SIM_FIELD_REQUIRED, SIM_FIELD_AT (SimMachine, frequency_ghz),
     NULL, 0, 0, NULL, "frequency", "core clock; converts every latency given in ns to cycles" },
+  { "tsc", SIM_FIELD_FREQUENCY, 0, SIM_FIELD_AT (SimMachine, tsc_ghz), NULL, 0, 0, NULL,
+    "frequency", "rate of the time-stamp counter (the cycles get_cycles() and slab-test print); "
+    "default: the core clock" },
   { "topology", SIM_FIELD_CUSTOM, SIM_FIELD_REQUIRED, -1, 0, NULL, 0, 0, NULL, "mapping",
     "sockets, cores and threads, and how Linux numbers the CPUs" },
   { "caches", SIM_FIELD_CUSTOM, SIM_FIELD_REQUIRED, -1, 0, NULL, 0, 0, NULL, "mapping",
@@ -622,6 +628,15 @@ load_section (SimMachine *m, const SimYamlNode *root, const char *key,
          && sim_schema_load (node, fields, n, m, m->frequency_ghz, error);
 }
 
+/* A machine without tsc: a constant TSC at the core clock. */
+static gboolean
+fill_tsc (SimMachine *m)
+{
+  if (m->tsc_ghz <= 0)
+    m->tsc_ghz = m->frequency_ghz;
+  return TRUE;
+}
+
 /* Whatever else the cache model would refuse (how levels are arranged, the
  * host memory of all of them), found now rather than when a run starts, at
  * the key at fault: a config error, like every other. */
@@ -666,6 +681,7 @@ machine_from_doc (SimYamlDoc *doc, const char *origin, const char *const *overri
   const SimYamlNode *root = doc->root;
   if (!sim_yaml_expect (root, SIM_YAML_MAPPING, error)
       || !sim_schema_load (root, root_fields, G_N_ELEMENTS (root_fields), m, 0, error)
+      || !fill_tsc (m)
       || !load_topology (m, sim_yaml_lookup (root, "topology"), error)
       || !load_caches (m, sim_yaml_lookup (root, "caches"), error)
       || !load_section (m, root, "coherence", coherence_fields,

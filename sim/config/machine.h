@@ -110,6 +110,7 @@ typedef struct {
   char   *description;
   char   *source;             /* file it was loaded from, or "(builtin)" */
   double  frequency_ghz;      /* converts ns to cycles */
+  double  tsc_ghz;            /* rate of the TSC (get_cycles()); = frequency_ghz unless given */
 
   /* Topology. */
   guint   sockets;

@@ -393,6 +393,33 @@ sim_json_number (const SimJsonValue *v, double fallback)
   return v && v->kind == SIM_JSON_NUMBER ? v->num : fallback;
 }
 
+gboolean
+sim_json_get_uint (const SimJsonValue *v, const char *key, guint64 lo, guint64 hi,
+                   const char *where, guint64 *out, GError **error)
+{
+  const SimJsonValue *n = sim_json_get (v, key);
+  const char *text = n && n->kind == SIM_JSON_NUMBER ? n->text : NULL;
+  guint64 x = 0;
+  gboolean ok = text && *text && strspn (text, "0123456789") == strlen (text)
+                && (text[0] != '0' || text[1] == '\0')
+                && g_ascii_string_to_unsigned (text, 10, lo, hi, &x, NULL);
+  if (!ok)
+    {
+      g_autofree char *found = n == NULL ? g_strdup ("it is missing")
+        : text ? g_strdup_printf ("not %s", text)
+        : g_strdup_printf ("not a %s", n->kind == SIM_JSON_STRING ? "string"
+                                       : n->kind == SIM_JSON_ARRAY ? "list"
+                                       : n->kind == SIM_JSON_OBJECT ? "object"
+                                       : n->kind == SIM_JSON_BOOL ? "boolean" : "null");
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
+                   "%s: \"%s\" must be a whole number from %" G_GUINT64_FORMAT " to %"
+                   G_GUINT64_FORMAT ", %s", where, key, lo, hi, found);
+      return FALSE;
+    }
+  *out = x;
+  return TRUE;
+}
+
 const char *
 sim_json_str (const SimJsonValue *v, const char *fallback)
 {

@@ -48,6 +48,13 @@ SimJsonValue *sim_json_get_path (const SimJsonValue *v, ...) G_GNUC_NULL_TERMINA
 /* The value as a number/string, or @fallback when absent or of another kind. */
 double        sim_json_number (const SimJsonValue *v, double fallback);
 const char   *sim_json_str (const SimJsonValue *v, const char *fallback);
+/* Member @key of object @v as a whole number in @lo..@hi, read from its
+ * text (digits only: no sign, fraction or exponent, so no float is ever
+ * cast out of range).  FALSE with SIM_TRACE_ERROR_MALFORMED "@where: ..."
+ * naming the key, the range and what was found, also when it is missing. */
+gboolean      sim_json_get_uint (const SimJsonValue *v, const char *key, guint64 lo,
+                                 guint64 hi, const char *where, guint64 *out,
+                                 GError **error);
 /* Number of items of an array or object (0 otherwise). */
 guint         sim_json_len (const SimJsonValue *v);
 SimJsonValue *sim_json_item (const SimJsonValue *v, guint i);

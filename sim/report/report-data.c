@@ -102,12 +102,16 @@ slim_result (SimJsonValue *r)
 }
 
 /* A line of a sweep. */
-static void
-add_sweep_line (SimReportData *d, SimJsonValue *v)
+static gboolean
+add_sweep_line (SimReportData *d, SimJsonValue *v, const char *where, GError **error)
 {
+  /* Checked from its text: a float cast out of range is undefined. */
+  guint64 index;
+  if (!sim_json_get_uint (v, "index", 0, G_MAXUINT32, where, &index, error))
+    return FALSE;
   SimReportEntry *e = entry_new ();
   e->id = g_strdup (sim_json_str (sim_json_get (v, "id"), NULL));
-  e->index = (guint) sim_json_number (sim_json_get (v, "index"), 0);
+  e->index = (guint) index;
   const SimJsonValue *params = sim_json_get (v, "params");
   for (guint i = 0; i < sim_json_len (params); i++)
     {
@@ -131,7 +135,7 @@ add_sweep_line (SimReportData *d, SimJsonValue *v)
         g_ptr_array_add (d->axes, g_strdup (a));
     }
   add_title (d, sim_json_str (sim_json_get (v, "sweep"), "sweep"));
-  g_ptr_array_add (d->entries, e);
+  g_ptr_array_add (d->entries, e);  return TRUE;
 }
 
 /* The results of "slabsim run --format json". */
@@ -188,7 +192,13 @@ add_doc (SimReportData *d, SimJsonValue *v, const char *where, GError **error)
   if (sim_json_get (v, "results"))
     add_run (d, v);
   else if (sim_json_get (v, "result") && sim_json_get (v, "params"))
-    add_sweep_line (d, v);
+    {
+      if (!add_sweep_line (d, v, where, error))
+        {
+          sim_json_value_free (v);
+          return FALSE;
+        }
+    }
   else
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,

@@ -34,6 +34,36 @@
 
 G_DEFINE_QUARK (slabsim-sweep-error-quark, sim_sweep_error)
 
+/* The most points a sweep may have (docs/testing.md, "Limits").  Checked on
+ * the product of the axes' lengths before anything is expanded: three axes
+ * of 0..100000 would otherwise grow until memory runs out. */
+#define MAX_POINTS SIM_SWEEP_MAX_POINTS
+
+/* @a * @b, saturating at G_MAXUINT64. */
+static guint64
+mul_sat (guint64 a, guint64 b)
+{
+  return b != 0 && a > G_MAXUINT64 / b ? G_MAXUINT64 : a * b;
+}
+
+/* "3 x 1000 x 1000 = 3000000" for @lens. */
+static char *
+product_text (const guint64 *lens, guint n)
+{
+  GString *s = g_string_new (NULL);
+  guint64 prod = 1;
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append_printf (s, "%s%" G_GUINT64_FORMAT, i ? " x " : "", lens[i]);
+      prod = mul_sat (prod, lens[i]);
+    }
+  if (prod == G_MAXUINT64)
+    g_string_append (s, " = more than 2^64");
+  else
+    g_string_append_printf (s, " = %" G_GUINT64_FORMAT, prod);
+  return g_string_free (s, FALSE);
+}
+
 static const char *const point_keys[] = { "trace", "machine", "allocator", "replay", "touch", NULL };
 static const char *const replay_names[] = { "ordered", "timed", NULL };
 static const char *const touch_names[] = { "none", "line", "object", NULL };
@@ -225,6 +255,30 @@ load_grid_or_zip (Loader *ld, const SimYamlNode *map, gboolean zip, GError **err
   Axis *acc = NULL;
   guint zip_len = 0;
   const SimYamlNode *first = NULL;
+  if (!zip)
+    {
+      /* The size of the grid, before any of it is built. */
+      g_autofree guint64 *lens = g_new0 (guint64, map->children->len);
+      guint64 prod = 1;
+      for (guint i = 0; i < map->children->len; i++)
+        {
+          const SimYamlNode *c = g_ptr_array_index (map->children, i);
+          GPtrArray *vals = values_of (c, c->key, error);
+          if (vals == NULL)
+            return FALSE;
+          lens[i] = vals->len;
+          prod = mul_sat (prod, vals->len);
+          g_ptr_array_unref (vals);
+        }
+      if (prod > MAX_POINTS)
+        {
+          g_autofree char *what = product_text (lens, map->children->len);
+          sim_yaml_error (error, map, FALSE, SIM_CONFIG_ERROR_INVALID,
+                          "this grid has %s points; a sweep may have at most %u",
+                          what, MAX_POINTS);
+          return FALSE;
+        }
+    }
   for (guint i = 0; i < map->children->len; i++)
     {
       const SimYamlNode *c = g_ptr_array_index (map->children, i);
@@ -399,9 +453,29 @@ is_alloc_param (const char *key)
 }
 
 /* Check an allocator spec by instantiating the model on @m, the way the
- * replay does, so every error the replay would give is given now. */
+ * replay does, so every error the replay would give is given now.  @mem is
+ * the machine's memory system, made once per machine and shared by the
+ * checks: building one (its cache arrays) costs milliseconds, ten
+ * thousand specs made the plan take half a minute, and what the caches
+ * hold never decides whether a model can be created.  For the same reason
+ * the first try gives the page allocator 4 MiB per node instead of the
+ * replay's 1 GiB (its struct page array is most of the cost); creating a
+ * model needs far less, and only if that try fails is the spec checked
+ * again with the replay's memory, whose answer is the one reported. */
+static gboolean check_spec_with (const char *spec_text, const SimMachine *m, SimMemSys *mem,
+                                 guint64 managed_bytes, GError **error);
+
 static gboolean
-check_spec (const char *spec_text, const SimMachine *m, GError **error)
+check_spec (const char *spec_text, const SimMachine *m, SimMemSys *mem, GError **error)
+{
+  if (check_spec_with (spec_text, m, mem, 4 << 20, NULL))
+    return TRUE;
+  return check_spec_with (spec_text, m, mem, 0, error);
+}
+
+static gboolean
+check_spec_with (const char *spec_text, const SimMachine *m, SimMemSys *mem,
+                 guint64 managed_bytes, GError **error)
 {
   g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, error);
   if (spec == NULL)
@@ -410,11 +484,8 @@ check_spec (const char *spec_text, const SimMachine *m, GError **error)
   if (ops == NULL)
     return FALSE;
   gboolean ok = FALSE;
-  SimMemSys *mem = sim_memsys_new (m, error);
-  if (mem == NULL)
-    return FALSE;
   SimEngine *eng = sim_engine_new (m->n_cpus);
-  SimPageParams pp = { .era = SIM_PAGE_ERA_6_18 };
+  SimPageParams pp = { .era = SIM_PAGE_ERA_6_18, .managed_bytes = managed_bytes };
   SimPageAlloc *pages = sim_page_alloc_new (m, mem, &pp, error);
   if (pages)
     {
@@ -429,14 +500,13 @@ check_spec (const char *spec_text, const SimMachine *m, GError **error)
       sim_page_alloc_free (pages);
     }
   sim_engine_free (eng);
-  sim_memsys_free (mem);
   return ok;
 }
 
 /* Turn one combination of every axis into a point. */
 static gboolean
 make_point (Loader *ld, GPtrArray *combo, GHashTable *machines, GHashTable *specs_ok,
-            GError **error)
+            GPtrArray *mems, GError **error)
 {
   SimSweepPlan *plan = ld->plan;
   SimSweepPoint *p = g_new0 (SimSweepPoint, 1);
@@ -562,7 +632,13 @@ make_point (Loader *ld, GPtrArray *combo, GHashTable *machines, GHashTable *spec
   if (!g_hash_table_contains (specs_ok, skey))
     {
       GError *local = NULL;
-      if (!check_spec (p->spec, g_ptr_array_index (plan->machines, p->machine), &local))
+      const SimMachine *m = g_ptr_array_index (plan->machines, p->machine);
+      while (mems->len <= p->machine)
+        g_ptr_array_add (mems, NULL);
+      if (g_ptr_array_index (mems, p->machine) == NULL)
+        mems->pdata[p->machine] = sim_memsys_new (m, &local);
+      SimMemSys *mem = g_ptr_array_index (mems, p->machine);
+      if (mem == NULL || !check_spec (p->spec, m, mem, &local))
         {
           /* Point at the parameter the model complains about, if any. */
           const SimYamlNode *at = by_key[2]->node;
@@ -764,7 +840,29 @@ plan_from_doc (SimYamlDoc *doc, const char *origin, const char *base_dir, GError
         g_ptr_array_unref (vals);
       }
 
-  /* Expand: product of every axis, first outermost. */
+  /* Expand: product of every axis, first outermost; its size first. */
+  {
+    g_autofree guint64 *lens = g_new0 (guint64, ld.axes->len + 1);
+    guint64 prod = 1;
+    for (guint i = 0; i < ld.axes->len; i++)
+      {
+        lens[i] = ((Axis *) g_ptr_array_index (ld.axes, i))->len;
+        prod = mul_sat (prod, lens[i]);
+      }
+    if (prod > MAX_POINTS)
+      {
+        /* Only the factors that vary: the fixed ones are all 1. */
+        guint n = 0;
+        for (guint i = 0; i < ld.axes->len; i++)
+          if (lens[i] != 1)
+            lens[n++] = lens[i];
+        g_autofree char *what = product_text (lens, n);
+        g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_INVALID,
+                     "%s: the sweep has %s points (the product of its lists and axes); "
+                     "a sweep may have at most %u", origin, what, MAX_POINTS);
+        goto out;
+      }
+  }
   Axis *all = NULL;
   for (guint i = 0; i < ld.axes->len; i++)
     {
@@ -777,17 +875,12 @@ plan_from_doc (SimYamlDoc *doc, const char *origin, const char *base_dir, GError
           g_ptr_array_unref (all);
           all = p;
         }
-      if (all->len > 1000000)
-        {
-          g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_INVALID,
-                       "%s: the sweep has more than a million points", origin);
-          g_ptr_array_unref (all);
-          goto out;
-        }
     }
   gboolean points_ok = TRUE;
+  GPtrArray *mems = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_memsys_free);
   for (guint i = 0; all && i < all->len && points_ok; i++)
-    points_ok = make_point (&ld, g_ptr_array_index (all, i), machines, specs_ok, error);
+    points_ok = make_point (&ld, g_ptr_array_index (all, i), machines, specs_ok, mems, error);
+  g_ptr_array_unref (mems);
   if (all)
     g_ptr_array_unref (all);
   if (!points_ok)
@@ -803,10 +896,11 @@ plan_from_doc (SimYamlDoc *doc, const char *origin, const char *base_dir, GError
       SimSweepPoint *prev = g_hash_table_lookup (ids, p->id);
       if (prev)
         {
+          g_autofree char *params = g_strchomp (g_strdelimit (g_strdup (p->canonical), "\n",
+                                                              ' '));
           g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_INVALID,
                        "%s: points %u and %u have the same parameters (%s); "
-                       "remove the repeated value", origin, prev->index, p->index,
-                       g_strdelimit (g_strdup (p->canonical), "\n", ' '));
+                       "remove the repeated value", origin, prev->index, p->index, params);
           g_hash_table_destroy (ids);
           g_string_free (all_ids, TRUE);
           goto out;

@@ -45,24 +45,31 @@ read_text (const char *text, gsize len, const char *origin, GPtrArray *lines, GE
           const SimJsonValue *idx = sim_json_get (v, "index");
           const SimJsonValue *np = sim_json_get (v, "points");
           const char *plan = sim_json_str (sim_json_get (v, "plan"), NULL);
-          if (id == NULL || idx == NULL || idx->kind != SIM_JSON_NUMBER || np == NULL
-              || plan == NULL || sim_json_get (v, "result") == NULL)
+          if (id == NULL || idx == NULL || np == NULL || plan == NULL
+              || sim_json_get (v, "result") == NULL)
             {
               g_set_error (error, SIM_SWEEP_ERROR, SIM_SWEEP_ERROR_MISMATCH,
                            "%s:%u: not a sweep result line (expected the keys id, index, "
                            "points, plan and result)", origin, lineno);
               return FALSE;
             }
+          /* Numbers are checked before use: a crafted -5 must not become
+           * four billion points to look for. */
+          g_autofree char *where = g_strdup_printf ("%s:%u", origin, lineno);
+          guint64 index, n_points;
+          if (!sim_json_get_uint (v, "points", 1, SIM_SWEEP_MAX_POINTS, where, &n_points, error)
+              || !sim_json_get_uint (v, "index", 0, G_MAXUINT32, where, &index, error))
+            return FALSE;
           SimSweepLine *l = g_new0 (SimSweepLine, 1);
           GString *t = g_string_new (NULL);
           sim_json_write_compact (t, v);
           g_string_append_c (t, '\n');
           l->text = g_string_free (t, FALSE);
           l->id = g_strdup (id);
-          l->index = (guint) idx->num;
-          l->n_points = (guint) sim_json_number (np, 0);
+          l->index = (guint) index;
+          l->n_points = (guint) n_points;
           l->plan = g_strdup (plan);
-          l->where = g_strdup_printf ("%s:%u", origin, lineno);
+          l->where = g_steal_pointer (&where);
           g_ptr_array_add (lines, l);
         }
       p = nl ? nl + 1 : end;

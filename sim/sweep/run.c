@@ -24,7 +24,7 @@
 
 char *
 sim_sweep_point_line (const SimSweepPlan *plan, const SimSweepPoint *p,
-                      const SimReplayResult *res)
+                      const SimReplayResult *res, const SimSweepInputs *in)
 {
   const SimMachine *m = g_ptr_array_index (plan->machines, p->machine);
   GString *pretty = g_string_new (NULL);
@@ -82,6 +82,16 @@ sim_sweep_point_line (const SimSweepPlan *plan, const SimSweepPoint *p,
   sim_json_end_object (&j);
   sim_json_key (&j, "trace");
   sim_json_string (&j, p->trace);
+  if (in)
+    {
+      sim_json_key (&j, "inputs");
+      sim_json_begin_object (&j);
+      sim_json_key (&j, "trace_sha256");
+      sim_json_string (&j, sim_sweep_inputs_trace (in, p));
+      sim_json_key (&j, "machine_sha256");
+      sim_json_string (&j, sim_sweep_inputs_machine (in, p));
+      sim_json_end_object (&j);
+    }
   sim_json_key (&j, "result");
   sim_run_report_json_result (&j, m, res);
   sim_json_end_object (&j);
@@ -105,6 +115,7 @@ point_file (const char *dir, const SimSweepPoint *p)
 
 typedef struct {
   const SimSweepPlan *plan;
+  const SimSweepInputs *inputs;
   const char *dir;
   GMutex lock;
   GCond cond;
@@ -125,7 +136,7 @@ run_point (gpointer data, gpointer user_data)
   gboolean ok = sim_replay_run (p->trace_path, p->spec, &opt, &res, &error);
   if (ok)
     {
-      g_autofree char *line = sim_sweep_point_line (st->plan, p, &res);
+      g_autofree char *line = sim_sweep_point_line (st->plan, p, &res, st->inputs);
       g_autofree char *path = point_file (st->dir, p);
       ok = sim_output_write (path, line, -1, &error);
     }
@@ -212,22 +223,75 @@ check_dir_plan (const SimSweepPlan *plan, const char *dir, GError **error)
   return TRUE;
 }
 
-/* results.jsonl: every point present in the directory, by index. */
+/* Whether @p's file holds a result of this point computed from the
+ * inputs as they are now.  NULL: yes (*text is the line, when asked for);
+ * else why not, or "" when there is no file.  An older slabsim recorded no
+ * inputs: such a point is run again. */
+static char *
+point_stale (const SimSweepPlan *plan, const SimSweepInputs *in, const SimSweepPoint *p,
+             const char *dir, char **text_out)
+{
+  g_autofree char *path = point_file (dir, p);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &text, &len, NULL))
+    return g_strdup ("");
+  if (len == 0)
+    return g_strdup ("its file is empty");
+  const char *nl = memchr (text, '\n', len);
+  if (nl == NULL || (gsize) (nl - text) != len - 1)
+    return g_strdup ("its file is not one whole line (truncated?)");
+  GError *e = NULL;
+  g_autoptr (SimJsonValue) v = sim_json_parse (text, (gssize) len, path, 1, &e);
+  if (v == NULL)
+    {
+      char *why = g_strdup_printf ("its file does not parse (%s)", e->message);
+      g_error_free (e);
+      return why;
+    }
+  guint64 index;
+  if (g_strcmp0 (sim_json_str (sim_json_get (v, "id"), NULL), p->id) != 0
+      || g_strcmp0 (sim_json_str (sim_json_get (v, "plan"), NULL), plan->plan_id) != 0
+      || !sim_json_get_uint (v, "index", 0, G_MAXUINT32, "", &index, NULL) || index != p->index
+      || sim_json_get (v, "result") == NULL)
+    return g_strdup ("its file is not this point's result line");
+  const SimJsonValue *inputs = sim_json_get (v, "inputs");
+  if (inputs == NULL)
+    return g_strdup ("its file records no inputs (an older slabsim wrote it)");
+  if (g_strcmp0 (sim_json_str (sim_json_get (inputs, "trace_sha256"), NULL),
+                 sim_sweep_inputs_trace (in, p)) != 0)
+    return g_strdup_printf ("trace %s changed since it ran", p->trace);
+  if (g_strcmp0 (sim_json_str (sim_json_get (inputs, "machine_sha256"), NULL),
+                 sim_sweep_inputs_machine (in, p)) != 0)
+    return g_strdup_printf ("machine %s changed since it ran",
+                            sim_sweep_point_get (p, "machine"));
+  if (text_out)
+    *text_out = g_steal_pointer (&text);
+  return NULL;
+}
+
+/* results.jsonl: every valid, current point present in the directory, by
+ * index; a broken or stale file (another shard's, or one whose rerun
+ * failed) is left out and said so. */
 static gboolean
-write_results (const SimSweepPlan *plan, const char *dir, guint *present, GError **error)
+write_results (const SimSweepPlan *plan, const SimSweepInputs *in, const char *dir,
+               guint *present, GError **error)
 {
   GString *o = g_string_new (NULL);
   *present = 0;
   for (guint i = 0; i < plan->points->len; i++)
     {
       const SimSweepPoint *p = g_ptr_array_index (plan->points, i);
-      g_autofree char *path = point_file (dir, p);
       g_autofree char *text = NULL;
-      if (g_file_get_contents (path, &text, NULL, NULL))
+      g_autofree char *why = point_stale (plan, in, p, dir, &text);
+      if (why == NULL)
         {
           g_string_append (o, text);
           (*present)++;
         }
+      else if (*why)
+        g_printerr ("slabsim: sweep: point %u (%s): %s; left out of results.jsonl\n",
+                    p->index, p->id, why);
     }
   g_autofree char *path = g_build_filename (dir, "results.jsonl", NULL);
   gboolean ok = sim_output_write (path, o->str, (gssize) o->len, error);
@@ -250,6 +314,9 @@ sim_sweep_run (const SimSweepPlan *plan, const char *dir, SimSweepRunOptions *op
     }
   if (!check_dir_plan (plan, dir, error) || !write_plan (plan, dir, error))
     return FALSE;
+  SimSweepInputs *inputs = sim_sweep_inputs_new (plan, dir, error);
+  if (inputs == NULL)
+    return FALSE;
 
   GPtrArray *todo = g_ptr_array_new ();
   opt->ran = opt->skipped = opt->failed = 0;
@@ -258,14 +325,19 @@ sim_sweep_run (const SimSweepPlan *plan, const char *dir, SimSweepRunOptions *op
       SimSweepPoint *p = g_ptr_array_index (plan->points, i);
       if (p->index % opt->n_shards != opt->shard)
         continue;
-      g_autofree char *path = point_file (dir, p);
-      if (g_file_test (path, G_FILE_TEST_EXISTS))
+      g_autofree char *why = point_stale (plan, inputs, p, dir, NULL);
+      if (why == NULL)
         opt->skipped++;
       else
-        g_ptr_array_add (todo, p);
+        {
+          if (*why)
+            g_printerr ("slabsim: sweep: point %u (%s): %s; running it again\n", p->index,
+                        p->id, why);
+          g_ptr_array_add (todo, p);
+        }
     }
 
-  RunState st = { .plan = plan, .dir = dir };
+  RunState st = { .plan = plan, .inputs = inputs, .dir = dir };
   g_mutex_init (&st.lock);
   g_cond_init (&st.cond);
   if (todo->len > 0)
@@ -302,7 +374,9 @@ sim_sweep_run (const SimSweepPlan *plan, const char *dir, SimSweepRunOptions *op
   g_cond_clear (&st.cond);
 
   guint present = 0;
-  if (!write_results (plan, dir, &present, st.first_error ? NULL : error) && !st.first_error)
+  gboolean written = write_results (plan, inputs, dir, &present, st.first_error ? NULL : error);
+  sim_sweep_inputs_free (inputs);
+  if (!written && !st.first_error)
     return FALSE;
   if (st.first_error)
     {

@@ -9,9 +9,12 @@
  *
  * Running a point replays its trace (sim/run/replay.h) and writes one JSON
  * line to DIR/points/ID.jsonl through a temporary file and rename(), so a
- * reader never sees half a line, parallel workers and shards on a shared
- * file system cannot interleave, and a rerun skips every point whose file
- * exists.  DIR/results.jsonl is derived: the points present, by index.
+ * reader never sees half a line and parallel workers and shards on a shared
+ * file system cannot interleave.  The line records the SHA-256 of the trace
+ * and of the machine it was computed from (inputs.c); a rerun skips every
+ * point whose file holds a valid line of the same inputs and runs the others
+ * again (empty, truncated or unparsable files, changed traces or machines).
+ * DIR/results.jsonl is derived: the valid, current points present, by index.
  */
 #pragma once
 
@@ -35,6 +38,9 @@ typedef enum {
 } SimSweepError;
 
 #define SIM_SWEEP_ID_LEN 16
+
+/* The most points a plan may have (docs/testing.md, "Limits"). */
+#define SIM_SWEEP_MAX_POINTS 1000000u
 
 typedef struct {
   char *key;                     /* "slub_max_order", "machine.numa", "touch" */
@@ -90,9 +96,20 @@ typedef struct {
 gboolean sim_sweep_run (const SimSweepPlan *plan, const char *dir,
                         SimSweepRunOptions *opt, GError **error);
 
-/* The JSON line of a finished point, "\n"-terminated. */
+/* The inputs of a plan's points as they are now: SHA-256 of each trace
+ * (cached in @dir/traces.json by size, mtime and inode; @dir may be NULL)
+ * and of each effective machine. */
+typedef struct _SimSweepInputs SimSweepInputs;
+SimSweepInputs *sim_sweep_inputs_new     (const SimSweepPlan *plan, const char *dir,
+                                          GError **error);
+void            sim_sweep_inputs_free    (SimSweepInputs *in);
+const char     *sim_sweep_inputs_trace   (const SimSweepInputs *in, const SimSweepPoint *p);
+const char     *sim_sweep_inputs_machine (const SimSweepInputs *in, const SimSweepPoint *p);
+
+/* The JSON line of a finished point, "\n"-terminated; with @in (may be
+ * NULL) it records the inputs ("inputs": {"trace_sha256", "machine_sha256"}). */
 char *sim_sweep_point_line (const SimSweepPlan *plan, const SimSweepPoint *p,
-                            const SimReplayResult *res);
+                            const SimReplayResult *res, const SimSweepInputs *in);
 
 /* ------------------------------------------------------------------ */
 /* Results: the lines of sweep directories and JSONL files. */

@@ -22,7 +22,8 @@ test_show_output_loads_back (void **state)
 {
   (void) state;
   static const char *const names[] = {
-    "nehalem-ep-2s", "core2-quad", "opteron-2s", "sapphire-rapids-2s"
+    "nehalem-ep-2s", "core2-quad", "opteron-2s", "sapphire-rapids-2s",
+    "pentium4", "athlon64-x2", "haswell", "ivybridge-ep", "broadwell-ep", "zen1"
   };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -170,11 +171,14 @@ test_unknown_name (void **state)
 {
   (void) state;
   g_autofree char *err = NULL;
-  assert_int_equal (tu_run (NULL, &err, (const char *[]) { "machine", "show", "pentium4",
+  assert_int_equal (tu_run (NULL, &err, (const char *[]) { "machine", "show", "pentium3",
                                                            NULL }), 2);
-  tu_assert_contains (err, "slabsim: unknown machine \"pentium4\"");
-  tu_assert_contains (err, "available: core2-quad, nehalem-ep-2s, opteron-2s, "
-                           "sapphire-rapids-2s");
+  tu_assert_contains (err, "slabsim: unknown machine \"pentium3\"");
+  /* Every bundled machine, sorted. */
+  tu_assert_contains (err, "available: athlon64-x2, broadwell-ep, core2-quad, haswell, "
+                           "ivybridge-ep, nehalem-ep-2s, opteron-2s, pentium4, ");
+  tu_assert_contains (err, "sapphire-rapids-2s");
+  tu_assert_contains (err, ", zen1)");
 }
 
 static void

@@ -200,6 +200,62 @@ test_json_parse (void **state)
   g_clear_error (&error);
 }
 
+/* The fixture with @from replaced by @to in its second line. */
+static char *
+crafted (const char *from, const char *to)
+{
+  g_autofree char *fx = golden_path ("fixture.jsonl");
+  g_autofree char *text = NULL;
+  assert_true (g_file_get_contents (fx, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  assert_non_null (strstr (lines[1], from));
+  g_auto (GStrv) parts = g_strsplit (lines[1], from, 2);
+  g_free (lines[1]);
+  lines[1] = g_strjoin (to, parts[0], parts[1], NULL);
+  g_autofree char *out = g_strjoinv ("\n", lines);
+  return tu_write_temp (".jsonl", out, -1);
+}
+
+/* Numbers of result lines are checked from their text: negative,
+ * fractional, out of range or not numbers at all are an error naming the
+ * file and line, exit 1, in merge and report alike (issue 9 item 11:
+ * UBSan float-cast overflows, a 26 s loop on "points": -5). */
+static void
+test_crafted_numbers (void **state)
+{
+  (void) state;
+  static const struct { const char *to, *key, *found; gboolean report; } cases[] = {
+    { "\"index\":-1", "index", "not -1", TRUE },
+    { "\"index\":1.5", "index", "not 1.5", TRUE },
+    { "\"index\":1e0", "index", "not 1e0", TRUE },
+    { "\"index\":4294967296", "index", "not 4294967296", TRUE },
+    { "\"index\":1e300", "index", "not 1e300", TRUE },
+    { "\"index\":\"1\"", "index", "not a string", TRUE },
+    { "\"points\":-5", "points", "not -5", FALSE },
+    { "\"points\":0", "points", "not 0", FALSE },
+    { "\"points\":4294967302", "points", "not 4294967302", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *from = strcmp (cases[i].key, "index") == 0 ? "\"index\":1" : "\"points\":6";
+      g_autofree char *path = crafted (from, cases[i].to);
+      g_autofree char *want = g_strdup_printf ("%s:2: \"%s\" must be a whole number from",
+                                               path, cases[i].key);
+      g_autofree char *out = NULL, *err = NULL;
+      assert_int_equal (tu_run (&out, &err, (const char *[]) { "merge", path, NULL }), 1);
+      tu_assert_contains (err, want);
+      tu_assert_contains (err, cases[i].found);
+      if (cases[i].report)
+        {
+          g_autofree char *out2 = NULL, *err2 = NULL;
+          assert_int_equal (tu_run (&out2, &err2, (const char *[]) { "report", path, NULL }), 1);
+          tu_assert_contains (err2, want);
+          tu_assert_contains (err2, cases[i].found);
+        }
+      g_unlink (path);
+    }
+}
+
 int
 main (void)
 {
@@ -211,6 +267,7 @@ main (void)
     cmocka_unit_test (test_baseline_by_id_and_index),
     cmocka_unit_test (test_run_json_input),
     cmocka_unit_test (test_json_parse),
+    cmocka_unit_test (test_crafted_numbers),
   };
   return cmocka_run_group_tests_name ("report", tests, NULL, NULL);
 }

@@ -184,6 +184,54 @@ test_missing_trace_and_cli_exit_code (void **state)
   g_unlink (yaml);
 }
 
+/* Two identical points are refused (and the message's copy of their
+ * parameters is not leaked: the sanitized run checks leaks). */
+static void
+test_identical_points (void **state)
+{
+  (void) state;
+  GError *error = NULL;
+  SimSweepPlan *p = load ("allocator: slub@6.18\naxes:\n  - list: [ {slub_max_order: 1}, "
+                          "{slub_max_order: 1} ]\n", &error);
+  assert_null (p);
+  tu_assert_contains (error->message, "points 0 and 1 have the same parameters");
+  tu_assert_contains (error->message, "slub_max_order=1 ");
+  g_clear_error (&error);
+}
+
+/* The number of points is capped before anything is expanded, and the
+ * error names the product (issue 9 item 9: three axes of 0..100000 grew
+ * until memory ran out). */
+static void
+test_point_cap (void **state)
+{
+  (void) state;
+  GError *error = NULL;
+  SimSweepPlan *p = load ("axes:\n  - grid: { a: 0..100000, b: 0..100000, c: 0..100000 }\n",
+                          &error);
+  assert_null (p);
+  g_assert_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_INVALID);
+  tu_assert_contains (error->message, "t.yaml:3:5: axes.0.grid: this grid has "
+                      "100001 x 100001 x 100001 = 1000030000300001 points; "
+                      "a sweep may have at most 1000000");
+  g_clear_error (&error);
+  /* Across axes: each small, the product too big. */
+  p = load ("axes:\n  - grid: { slub_min_objects: 0..999 }\n  - grid: { slub_max_order: 0..9 }\n"
+            "  - zip: { x: 0..999, y: 0..999 }\n", &error);
+  assert_null (p);
+  tu_assert_contains (error->message, "t.yaml: the sweep has 1000 x 10 x 1000 = 10000000 points");
+  g_clear_error (&error);
+  /* Overflow of the product is reported, not wrapped. */
+  GString *y = g_string_new ("axes:\n");
+  for (guint i = 0; i < 5; i++)
+    g_string_append_printf (y, "  - grid: { k%u: 0..100000 }\n", i);
+  p = load (y->str, &error);
+  g_string_free (y, TRUE);
+  assert_null (p);
+  tu_assert_contains (error->message, "= more than 2^64 points");
+  g_clear_error (&error);
+}
+
 int
 main (void)
 {
@@ -194,6 +242,8 @@ main (void)
     cmocka_unit_test (test_ids_stable_and_key_order_free),
     cmocka_unit_test (test_errors),
     cmocka_unit_test (test_missing_trace_and_cli_exit_code),
+    cmocka_unit_test (test_identical_points),
+    cmocka_unit_test (test_point_cap),
   };
   int rc = cmocka_run_group_tests_name ("sweep-plan", tests, NULL, NULL);
   g_free (trace_path);

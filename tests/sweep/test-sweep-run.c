@@ -121,6 +121,163 @@ test_rerun_skips_finished_points (void **state)
   assert_int_equal (lines, 4);
 }
 
+static guint
+count_lines (const char *s)
+{
+  guint n = 0;
+  for (; *s; s++)
+    n += *s == '\n';
+  return n;
+}
+
+static void
+gen_trace (const char *path, const char *seed)
+{
+  g_autofree char *err = NULL;
+  int rc = tu_run (NULL, &err, (const char *[]) { "trace", "gen", "hackbench", "--loops", "2",
+                                                  "--seed", seed, "-o", path, NULL });
+  if (rc != 0)
+    print_error ("trace gen: %s\n", err);
+  assert_int_equal (rc, 0);
+}
+
+/* The point files of @dir in index order (the plan has two). */
+static void
+point_files (const char *dir, char *files[2])
+{
+  g_autofree char *plan_path = g_build_filename (dir, "plan.json", NULL);
+  g_autofree char *plan = slurp (plan_path);
+  const char *p = plan;
+  for (guint i = 0; i < 2; i++)
+    {
+      p = strstr (p, "\"id\": \"");
+      assert_non_null (p);
+      p += 7;
+      g_autofree char *id = g_strndup (p, 16);
+      g_autofree char *name = g_strdup_printf ("%s.jsonl", id);
+      files[i] = g_build_filename (dir, "points", name, NULL);
+    }
+}
+
+/* Resume trusts a point only when its file is one valid line of this
+ * point computed from the same trace and machine contents (issue 9 item 6:
+ * a new trace under the old name reused old results; an empty or truncated
+ * point file counted as done and reached results.jsonl). */
+static void
+test_resume_checks_inputs (void **state)
+{
+  (void) state;
+  g_autofree char *dir = sub ("resume");
+  g_autofree char *trace = sub ("resume.trace.gz");
+  g_autofree char *machine = sub ("resume-machine.yaml");
+  g_autofree char *ryaml = sub ("resume.yaml");
+  gen_trace (trace, "1");
+  g_autofree char *nehalem = tu_source_path ("configs/machines/nehalem-ep-2s.yaml");
+  g_autofree char *mtext = slurp (nehalem);
+  assert_true (g_file_set_contents (machine, mtext, -1, NULL));
+  g_autofree char *text = g_strdup_printf ("name: resume\ntrace: %s\nmachine: %s\n"
+                                           "allocator: slub@6.18\naxes:\n"
+                                           "  - grid: {slub_max_order: [1, 3]}\n",
+                                           trace, machine);
+  assert_true (g_file_set_contents (ryaml, text, -1, NULL));
+  const char *run[] = { "sweep", ryaml, "-o", dir, NULL };
+  const char *shard1[] = { "sweep", ryaml, "-o", dir, "--shard", "1/2", NULL };
+
+  g_autofree char *e0 = NULL;
+  assert_int_equal (tu_run (NULL, &e0, run), 0);
+  g_autofree char *res_path = g_build_filename (dir, "results.jsonl", NULL);
+  g_autofree char *first = slurp (res_path);
+  assert_int_equal (count_lines (first), 2);
+  /* The line records the trace's SHA-256. */
+  g_autofree char *tbytes = NULL;
+  gsize tlen;
+  assert_true (g_file_get_contents (trace, &tbytes, &tlen, NULL));
+  g_autofree char *tsha = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guchar *) tbytes,
+                                                       tlen);
+  g_autofree char *want = g_strdup_printf ("\"inputs\":{\"trace_sha256\":\"%s\",", tsha);
+  tu_assert_contains (first, want);
+
+  char *pf[2];
+  point_files (dir, pf);
+  g_autofree char *line0 = slurp (pf[0]);
+
+  /* Broken point files are run again; nothing broken reaches results. */
+  assert_true (g_file_set_contents (pf[0], line0, (gssize) strlen (line0) / 2, NULL));
+  assert_true (g_file_set_contents (pf[1], "", 0, NULL));
+  g_autofree char *e1 = NULL;
+  assert_int_equal (tu_run (NULL, &e1, run), 0);
+  tu_assert_contains (e1, "point 0 (");
+  tu_assert_contains (e1, "not one whole line (truncated?); running it again");
+  tu_assert_contains (e1, "point 1 (");
+  tu_assert_contains (e1, "its file is empty; running it again");
+  g_autofree char *second = slurp (res_path);
+  assert_string_equal (second, first);
+
+  assert_true (g_file_set_contents (pf[1], "{\"id\": broken\n", -1, NULL));
+  g_autofree char *e2 = NULL;
+  assert_int_equal (tu_run (NULL, &e2, shard1), 0);
+  tu_assert_contains (e2, "point 1 (");
+  tu_assert_contains (e2, "does not parse");
+  g_autofree char *e2b = NULL;
+  /* Another shard's broken file is left out of this shard's results. */
+  assert_true (g_file_set_contents (pf[1], "", 0, NULL));
+  const char *shard0[] = { "sweep", ryaml, "-o", dir, "--shard", "0/2", NULL };
+  assert_int_equal (tu_run (NULL, &e2b, shard0), 0);
+  tu_assert_contains (e2b, "point 1 (");
+  tu_assert_contains (e2b, "left out of results.jsonl");
+  g_autofree char *partial = slurp (res_path);
+  assert_int_equal (count_lines (partial), 1);
+  g_autofree char *e2c = NULL;
+  assert_int_equal (tu_run (NULL, &e2c, run), 0);
+  g_autofree char *healed = slurp (res_path);
+  assert_string_equal (healed, first);
+
+  /* Same content, new mtime and inode: nothing runs again. */
+  g_autofree char *copy = g_strdup_printf ("%s.tmp", trace);
+  assert_true (g_file_set_contents (copy, tbytes, (gssize) tlen, NULL));
+  assert_int_equal (g_rename (copy, trace), 0);
+  g_autofree char *e3 = NULL;
+  assert_int_equal (tu_run (NULL, &e3, run), 0);
+  assert_string_equal (e3, "");
+
+  /* A different trace under the same name: every point runs again, with
+   * the same ids. */
+  gen_trace (trace, "2");
+  g_autofree char *e4 = NULL;
+  assert_int_equal (tu_run (NULL, &e4, run), 0);
+  g_autofree char *why = g_strdup_printf ("trace %s changed since it ran; running it again",
+                                          trace);
+  tu_assert_contains (e4, why);
+  g_autofree char *third = slurp (res_path);
+  assert_int_equal (count_lines (third), 2);
+  assert_string_not_equal (third, first);
+  char *pf2[2];
+  point_files (dir, pf2);
+  assert_string_equal (pf2[0], pf[0]);
+  assert_string_equal (pf2[1], pf[1]);
+
+  /* The machine: a comment is not a change, a value is. */
+  g_autofree char *commented = g_strdup_printf ("# a comment\n%s", mtext);
+  assert_true (g_file_set_contents (machine, commented, -1, NULL));
+  g_autofree char *e5 = NULL;
+  assert_int_equal (tu_run (NULL, &e5, run), 0);
+  assert_string_equal (e5, "");
+  g_autofree char *reseeded = g_strdup (commented);
+  char *seed = strstr (reseeded, "\nseed: 1");
+  assert_non_null (seed);
+  seed[7] = '2';
+  assert_true (g_file_set_contents (machine, reseeded, -1, NULL));
+  g_autofree char *e6 = NULL;
+  assert_int_equal (tu_run (NULL, &e6, run), 0);
+  tu_assert_contains (e6, "machine ");
+  tu_assert_contains (e6, "changed since it ran; running it again");
+  for (guint i = 0; i < 2; i++)
+    {
+      g_free (pf[i]);
+      g_free (pf2[i]);
+    }
+}
+
 static void
 test_bad_shard_and_other_plan (void **state)
 {
@@ -233,6 +390,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_shards_merge_to_unsharded),
     cmocka_unit_test (test_rerun_skips_finished_points),
+    cmocka_unit_test (test_resume_checks_inputs),
     cmocka_unit_test (test_bad_shard_and_other_plan),
     cmocka_unit_test (test_failed_point_reported_and_retried),
     cmocka_unit_test (test_slurm_array_selects_shard),
