@@ -76,4 +76,12 @@ pr sweep-bad.yaml 'trace: nowhere.gz
 machine: core2-quad
 allocator: slub@6.18
 axes: [{grid: {slub_max_order: 0..2}}, {list: [{slub_min_objects: 4}, {slub_min_objects: 8}]}]'
+# found by fuzz-sweep: two equal points (a repeated list value) leaked the
+# error's parameter text
+pr sweep-dup-points.yaml 'trace: ../../traces/samples/udp-4k.trace.gz
+machine: core2-quad
+allocator: slub@2.6.34
+axes:
+  - grid:
+      slub_min_objects: [4, 8, 8]'
 ls "$C" | wc -l; du -sb "$C"
