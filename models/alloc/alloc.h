@@ -377,6 +377,11 @@ typedef struct {
                               guint32 gfp);
   SimAddr    (*kmalloc)      (gpointer m, SimOp *op, gsize size, gint node,
                               guint32 gfp);
+  /* The largest kmalloc the model's kernel can serve (its KMALLOC_MAX_SIZE,
+   * or the allocator's own lower limit): a larger kmalloc returns NULL in
+   * the kernel, so kmalloc() of the model returns 0 for it without
+   * touching anything, and the replay counts it as refused. */
+  guint64    (*kmalloc_max)  (gpointer m);
   /* kfree / kmem_cache_free; FALSE if @addr is not the model's. */
   gboolean   (*free)         (gpointer m, SimOp *op, SimAddr addr);
   /* Object size the model really gives a kmalloc of @size (ksize), 0 for
@@ -392,7 +397,7 @@ typedef struct {
  * calls inside a path are in its instruction counts).
  * Forwarders: the entries that only forward to a model's typed API
  * (PREFIX_new, PREFIX_free_model, PREFIX_cache_create, PREFIX_cache_alloc,
- * PREFIX_kmalloc, PREFIX_free, PREFIX_check): every model names its API
+ * PREFIX_kmalloc, PREFIX_kmalloc_max, PREFIX_free, PREFIX_check): every model names its API
  * the same way, so one macro writes the forwarders and a model file keeps
  * only the entries that do something of their own (kernel, params, ksize,
  * report). */
@@ -413,6 +418,9 @@ typedef struct {
   static SimAddr                                                              \
   ops_kmalloc (gpointer m, SimOp *op, gsize size, gint node, guint32 gfp)     \
   { sim_op_call (op); return PREFIX##_kmalloc (m, op, size, node, gfp); }     \
+  static guint64                                                              \
+  ops_kmalloc_max (gpointer m)                                                \
+  { return PREFIX##_kmalloc_max (m); }                                        \
   static gboolean                                                             \
   ops_free (gpointer m, SimOp *op, SimAddr addr)                              \
   { sim_op_call (op); return PREFIX##_free (m, op, addr); }                   \
@@ -429,7 +437,8 @@ typedef struct {
     .create = ops_create, .destroy = ops_destroy,                             \
     .kernel = ops_kernel, .params = ops_params,                               \
     .cache_create = ops_cache_create, .cache_alloc = ops_cache_alloc,         \
-    .kmalloc = ops_kmalloc, .free = ops_free, .ksize = ops_ksize,             \
+    .kmalloc = ops_kmalloc, .kmalloc_max = ops_kmalloc_max,                   \
+    .free = ops_free, .ksize = ops_ksize,                                     \
     .check = ops_check, .report = ops_report,                                 \
   };                                                                          \
   const SimAllocOps *                                                         \

@@ -1224,6 +1224,12 @@ sim_slab_kmalloc_cache (SimSlab *m, gsize size, guint32 gfp)
   return c ? c->id : SIM_CACHE_NONE;
 }
 
+guint64
+sim_slab_kmalloc_max (SimSlab *m)
+{
+  return m->n_sizes ? m->sizes[m->n_sizes - 1] : 0;
+}
+
 SimAddr
 sim_slab_kmalloc (SimSlab *m, SimOp *op, gsize size, gint node, guint32 gfp)
 {

@@ -1019,6 +1019,13 @@ sim_slqb_kmalloc_cache (SimSlqb *m, gsize size)
   return m->kmalloc_id[idx];
 }
 
+guint64
+sim_slqb_kmalloc_max (SimSlqb *m)
+{
+  (void) m;
+  return (guint64) 1 << KMALLOC_SHIFT_HIGH;
+}
+
 SimAddr
 sim_slqb_kmalloc (SimSlqb *m, SimOp *op, gsize size, gint node, guint32 gfp)
 {

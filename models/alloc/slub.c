@@ -2110,9 +2110,19 @@ pcs_flush_all (SimSlub *m, SimOp *op, SlubCache *s)
 /* ------------------------------------------------------------------ */
 /* kmalloc                                                             */
 
+guint64
+sim_slub_kmalloc_max (SimSlub *m)
+{
+  return sim_kmalloc_max_size (m->cfg.era);
+}
+
 SimAddr
 sim_slub_kmalloc (SimSlub *m, SimOp *op, gsize size, gint node, guint32 gfp)
 {
+  /* Above KMALLOC_MAX_SIZE (2.6.23: no cache; later: an order above
+   * MAX_ORDER-1, which __alloc_pages refuses) the kernel returns NULL. */
+  if (size > sim_slub_kmalloc_max (m))
+    return 0;
   sim_op_path (op, &m->path[P_KMALLOC_INDEX]);
   SimCacheId id = sim_slub_kmalloc_cache (m, size, gfp);
   if (id != SIM_CACHE_NONE)

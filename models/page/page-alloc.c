@@ -86,6 +86,15 @@ SIM_PATHS_DEFINE (PAGE_PATHS)
 #define PA_BLOCK_BYTES  ((guint64) SIM_PAGE_SIZE << (PA_MAX_ORDER - 1))  /* 4 MiB */
 #define PA_DEFAULT_MANAGED (1ull << 30)
 #define PA_DEFAULT_STATIC  (16ull << 20)
+/* The static area grows with the CPUs of a node: the kernel sizes its
+ * per-CPU first chunk per possible CPU (pcpu_embed_first_chunk gives each
+ * CPU a unit on its node), and the models keep per-CPU structures there
+ * (SLUB's 64 KiB per-CPU unit and the per-CPU data of caches past it).
+ * 4 MiB of node-wide data plus 128 KiB per CPU, when that is more than
+ * the 16 MiB default: every bundled machine keeps 16 MiB, a node of
+ * 512 CPUs gets 68 MiB. */
+#define PA_STATIC_BASE     (4ull << 20)
+#define PA_STATIC_PER_CPU  (128ull << 10)
 #define PA_NIL G_MAXUINT32
 
 /* struct page field offsets.  A struct page is one 64-byte line in every
@@ -1185,7 +1194,13 @@ sim_page_alloc_new (const SimMachine *m, SimMemSys *mem, const SimPageParams *p,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   guint64 managed = p->managed_bytes ? p->managed_bytes : PA_DEFAULT_MANAGED;
-  guint64 stat = p->static_bytes ? p->static_bytes : PA_DEFAULT_STATIC;
+  guint64 stat = p->static_bytes;
+  if (stat == 0)
+    {
+      guint nodes = m->numa ? MAX (1u, m->sockets) : 1;
+      guint64 cpus_per_node = (m->n_cpus + nodes - 1) / nodes;
+      stat = MAX (PA_DEFAULT_STATIC, PA_STATIC_BASE + cpus_per_node * PA_STATIC_PER_CPU);
+    }
   if (p->era > SIM_PAGE_ERA_6_18)
     {
       g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,

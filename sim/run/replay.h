@@ -73,6 +73,10 @@ typedef struct {
   /* The recording kernel's own allocations and their frees
    * (traces/internal.h), left out of the replay. */
   guint64 skipped_internal_allocs, skipped_internal_frees;
+  /* kmallocs above the model's kmalloc_max (NULL in that kernel), and the
+   * frees (explicit or implicit) of their pointers */
+  guint64 refused_allocs, skipped_refused_frees;
+  guint64 events_without_cpu;     /* no [cpu] in the trace: replayed on CPU 0 */
   guint64 caches_created;
 } SimReplayResult;
 
