@@ -8,6 +8,7 @@
 #include "fuzz/fuzz-common.h"
 #include "traces/account.h"
 #include "traces/native.h"
+#include "sim/core/errors.h"
 
 static void
 drain (SimTraceReader *r, gboolean rewrite)
@@ -51,6 +52,8 @@ drain (SimTraceReader *r, gboolean rewrite)
 int
 sim_fuzz_run (const uint8_t *data, size_t size, SimTraceFormat format)
 {
+  /* a GLib warning or critical is a bug: abort so libFuzzer keeps the input */
+  sim_install_fatal_log_writer (TRUE);
   for (int lenient = 0; lenient < 2; lenient++)
     {
       g_autoptr (GInputStream) in = g_memory_input_stream_new_from_data (data, size, NULL);

@@ -9,11 +9,15 @@
 #include "fuzz/fuzz-yaml.h"
 #include "sim/config/machine.h"
 
+#include "sim/core/errors.h"
+
 #include <string.h>
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
+  /* a GLib warning or critical is a bug: abort so libFuzzer keeps the input */
+  sim_install_fatal_log_writer (TRUE);
   g_autoptr (GPtrArray) parts = sim_fuzz_split (data, size);
   const GBytes *file = g_ptr_array_index (parts, 0);
   g_autoptr (GPtrArray) sets = g_ptr_array_new ();

@@ -10,11 +10,15 @@
 #include "sim/sweep/sweep.h"
 #include "slabsim-config.h"
 
+#include "sim/core/errors.h"
+
 #include <string.h>
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
+  /* a GLib warning or critical is a bug: abort so libFuzzer keeps the input */
+  sim_install_fatal_log_writer (TRUE);
   g_autoptr (GPtrArray) parts = sim_fuzz_split (data, size);
   gsize len = 0;
   const char *yaml = g_bytes_get_data (g_ptr_array_index (parts, 0), &len);

@@ -66,3 +66,38 @@ printf '  bash-1  [000] .....   1.000003: kmalloc: call_site=a+0x1/0x2 ptr=ffff8
 pr no-events.txt 'hello world'
 printf '' > $C/empty
 ls $C | wc -l; du -sb $C
+
+# fuzz-run's corpus: some of the traces above, each behind a first byte
+# that picks allocator/era, machine and replay flags (fuzz/fuzz-run.c), so
+# that every model and era meets both machines; plus kmallocs at the
+# models' limits and perf lines without a CPU.
+R=fuzz/corpus-run
+rm -rf "$R"; mkdir -p "$R"
+pr limits.trace '  bash-1  [000] .....   1.000001: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000000 bytes_req=4194304 bytes_alloc=4194304 gfp_flags=GFP_KERNEL
+  bash-1  [001] .....   1.000002: kmalloc: call_site=a+0x1/0x2 ptr=ffff888200000000 bytes_req=4194305 bytes_alloc=8388608 gfp_flags=GFP_KERNEL
+  bash-1  [002] .....   1.000003: kmalloc: call_site=a+0x1/0x2 ptr=ffff888300000000 bytes_req=2097153 bytes_alloc=4194304 gfp_flags=GFP_KERNEL
+  bash-1  [003] .....   1.000004: kmalloc: call_site=a+0x1/0x2 ptr=ffff888400000000 bytes_req=4294967360 bytes_alloc=4294967360 gfp_flags=GFP_KERNEL
+  bash-1  [000] .....   1.000005: kfree: call_site=a+0x1/0x2 ptr=ffff888200000000
+  bash-1  [001] .....   1.000006: kmalloc: call_site=a+0x1/0x2 ptr=ffff888300000000 bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL
+  bash-1  [002] .....   1.000007: kfree: call_site=a+0x1/0x2 ptr=ffff888100000000
+  bash-1  [003] .....   1.000008: kfree: call_site=a+0x1/0x2 ptr=ffff888300000000
+  bash-1  [000] .....   1.000009: kfree: call_site=a+0x1/0x2 ptr=ffff888400000000'
+pr nocpu.txt '            perf 31103  1637.361340:            kmem:kmalloc: call_site=a+0x1 ptr=0xffff888100000000 bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL
+            perf 31103  1637.361341:            kmem:kmem_cache_alloc: call_site=a+0x1 ptr=0xffff888100000100 bytes_req=192 bytes_alloc=192 gfp_flags=GFP_KERNEL name=vm_area_struct
+            perf 31103  1637.361342:            kmem:kfree: call_site=a+0x1 ptr=0xffff888100000000
+            perf 31103  1637.361343:            kmem:kmem_cache_free: call_site=a+0x1 ptr=0xffff888100000100 name=vm_area_struct'
+python3 - "$C" "$R" <<'PY'
+import sys
+c, r = sys.argv[1], sys.argv[2]
+seeds = ['hackbench-head.trace', 'hackbench-mid.trace', 'udp-mid.trace', 'udp-mid.trace.gz',
+         'perf-head.txt', 'perf-mid.txt', 'era-2.6.3x.trace', 'era-5.x.trace', 'trace-cmd.txt',
+         'perf-nulls.txt', 'hashed.trace', 'hackbench-head.slabsim', 'limits.trace', 'nocpu.txt']
+for k, name in enumerate(seeds):
+    data = open(c + '/' + name, 'rb').read()
+    for j in range(2):
+        # 7 models x 2 machines = 14 selectors, then the flag bits
+        b = ((2 * k + j) % 14) + 14 * ((k + j) % 8)
+        open('%s/%02x-%s' % (r, b, name), 'wb').write(bytes([b]) + data)
+PY
+rm -f $C/limits.trace $C/nocpu.txt
+ls $R | wc -l; du -sb $R

@@ -144,3 +144,22 @@ tu_trace_gen (const char *workload, const char *kernel, const char *const *extra
     }
   return path;
 }
+
+gboolean
+tu_golden_matches (const char *rel, const char *actual)
+{
+  g_autofree char *path = tu_source_path (rel);
+  g_autofree char *want = NULL;
+  if (!g_file_get_contents (path, &want, NULL, NULL))
+    {
+      print_error ("missing golden %s (run scripts/regen-goldens)\n", path);
+      return FALSE;
+    }
+  if (strcmp (actual, want) != 0)
+    {
+      print_error ("%s differs from the output (after an intended change run "
+                   "scripts/regen-goldens and explain the diff):\n%s\n", path, actual);
+      return FALSE;
+    }
+  return TRUE;
+}

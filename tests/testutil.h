@@ -33,6 +33,12 @@ guint64 tu_json_uint (const char *json, const char *anchor, const char *key);
  * temporary file (the caller unlinks it and frees the path). */
 char *tu_trace_gen (const char *workload, const char *kernel, const char *const *extra);
 
+/* Compare @actual with the golden file @rel (under the repository); on a
+ * difference print both and a hint to run scripts/regen-goldens, and
+ * return FALSE.  Never writes the golden, whatever the environment holds:
+ * regeneration is scripts/regen-goldens only. */
+gboolean tu_golden_matches (const char *rel, const char *actual);
+
 /* Assert that @haystack contains @needle, printing both when not. */
 #define tu_assert_contains(haystack, needle)                                  \
   do {                                                                        \

@@ -20,7 +20,7 @@ struct _SimTraceAccount {
   guint64          live;
   GArray          *caches;    /* SimAccountCache */
   GHashTable      *cache_ix;  /* key (guint64*) -> index + 1 */
-  guint64          last_key;  /* one-entry memo of the last cache looked up */
+  guint64          last_key;  /* one-entry memo of the last cache looked up (0: none) */
   guint32          last_ix;
 };
 
@@ -39,7 +39,7 @@ sim_trace_account_new (void)
   a->slots = g_new0 (SimLiveObject, a->mask + 1);
   a->caches = g_array_new (FALSE, TRUE, sizeof (SimAccountCache));
   a->cache_ix = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  a->last_key = G_MAXUINT64;
+  a->last_key = 0;            /* no key is 0: ids start at 1, size classes have bit 63 */
   return a;
 }
 

@@ -546,6 +546,13 @@ sim_trace_native_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
                r->nat.records, SIM_TRACE_N_KINDS, (guint) v[0]);
       return FALSE;
     }
+  /* the writer stores the CPU as a 32-bit pattern: -1 (none) or 0..2^31-1 */
+  if (v[1] > G_MAXINT32 && v[1] != G_MAXUINT32)
+    {
+      NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected a CPU number from 0 to %d "
+               "(or none), found %" G_GUINT64_FORMAT, r->nat.records, G_MAXINT32, v[1]);
+      return FALSE;
+    }
   guint32 nstr = r->strs.strs->len;
   if (v[5] > nstr || v[10] > nstr || v[11] > nstr || v[12] > nstr)
     {

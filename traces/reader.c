@@ -757,6 +757,8 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
             {
               if (!parse_dec (v, vlen, &ev->bytes_req))
                 EXPECT ("a non-negative decimal size");
+              if (ev->bytes_req > G_MAXINT64)
+                EXPECT ("a size below 2^63");
               have |= F_BYTES_REQ;
             }
           else if (KEY ("gfp_flags"))
@@ -780,6 +782,8 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
             {
               if (!parse_dec (v, vlen, &ev->bytes_alloc))
                 EXPECT ("a non-negative decimal size");
+              if (ev->bytes_alloc > G_MAXINT64)
+                EXPECT ("a size below 2^63");
               have |= F_BYTES_ALLOC;
             }
           else if (KEY ("migratetype"))
@@ -871,8 +875,12 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
       return LINE_SKIP;
     }
 
-  /* the CPU: the first "[digits]" */
+  /* the CPU: the first "[digits]".  A "[-digits]" or a number past
+   * G_MAXINT32 is remembered as a bad CPU field: it is the CPU only if no
+   * good "[digits]" follows (a task name may hold brackets), and then the
+   * line is an error once we know it is an event we read. */
   const char *lb = p, *rb = NULL;
+  const char *bad_lb = NULL, *bad_rb = NULL;
   gint32 cpu = 0;
   for (;;)
     {
@@ -880,17 +888,31 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
       if (lb == NULL)
         break;
       const char *d = lb + 1;
+      gboolean neg = d < e && *d == '-';
+      d += neg;
+      const char *digits = d;
       guint64 c = 0;
-      while (d < e && *d >= '0' && *d <= '9' && c < 1000000)
-        c = c * 10 + (guint) (*d++ - '0');
-      if (d > lb + 1 && d < e && *d == ']')
+      while (d < e && *d >= '0' && *d <= '9')
         {
-          cpu = (gint32) c;
-          rb = d;
-          break;
+          if (c <= G_MAXINT32)
+            c = c * 10 + (guint) (*d - '0');
+          d++;
+        }
+      if (d > digits && d < e && *d == ']')
+        {
+          if (!neg && c <= G_MAXINT32)
+            {
+              cpu = (gint32) c;
+              rb = d;
+              break;
+            }
+          if (bad_lb == NULL)
+            bad_lb = lb, bad_rb = d;
         }
       lb++;
     }
+  if (rb == NULL && bad_lb != NULL)
+    lb = bad_lb, rb = bad_rb;
 
   /* the timestamp: the first "digits[.digits]:" token after the CPU, past
    * the irq-info flags ftrace may print.  perf script of a per-task
@@ -923,10 +945,15 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
       lb = ts;
     }
   guint64 sec = 0, ns = 0;
+  gboolean ts_overflow = FALSE;
   {
     const char *d = ts;
     while (d < ts_end && *d >= '0' && *d <= '9')
       sec = sec * 10 + (guint) (*d++ - '0');
+    /* nanoseconds must fit 64 bits: at most 18446744073.709551615 s
+     * (an 11-digit second count; more digits wrapped above) */
+    if (d - ts > 11 || sec > G_MAXUINT64 / 1000000000ull)
+      ts_overflow = TRUE;
     if (d < ts_end && *d == '.')
       {
         d++;
@@ -940,6 +967,8 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
       }
     if (d != ts_end)
       goto other;
+    if (!ts_overflow && sec * 1000000000ull > G_MAXUINT64 - ns)
+      ts_overflow = TRUE;
   }
 
   /* the event name, up to ": " (or ':' at the end of the line) */
@@ -968,6 +997,18 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
       sim_trace_stats_add_other (&r->stats, name, name_end - name, 1);
       r->stats.skipped_lines++;
       return LINE_SKIP;
+    }
+
+  if (G_UNLIKELY (rb == bad_rb && bad_rb != NULL))
+    {
+      g_autofree char *qv = quote (bad_lb, bad_rb + 1 - bad_lb);
+      return bad (msg, "expected a CPU number from 0 to %d in [cpu], got %s", G_MAXINT32, qv);
+    }
+  if (G_UNLIKELY (ts_overflow))
+    {
+      g_autofree char *qv = quote (ts, ts_end - ts);
+      return bad (msg, "expected a timestamp of at most 18446744073.709551615 seconds "
+                  "(nanoseconds in 64 bits), got %s", qv);
     }
 
   memset (ev, 0, sizeof *ev);

@@ -49,6 +49,15 @@ sim_kmalloc_index_size (guint index)
   return 1u << index;
 }
 
+guint64
+sim_kmalloc_max_size (const SimSlubEra *era)
+{
+  if (!era->kmalloc_passthrough)
+    return MIN (1ull << era->kmalloc_shift_high, 1ull << era->kmalloc_shift_max);
+  return MIN (1ull << era->kmalloc_shift_max,
+              (1ull << era->page_shift) << era->max_page_order);
+}
+
 SimKmallocClass
 sim_kmalloc_classify (const SimSlubEra *era, guint64 size)
 {

@@ -30,6 +30,12 @@ typedef struct {
 
 /* Where kmalloc(@size) goes in @era (x86-64, KMALLOC_MIN_SIZE 8). */
 SimKmallocClass sim_kmalloc_classify (const SimSlubEra *era, guint64 size);
+/* The largest size kmalloc serves in @era: the largest cache without the
+ * pass-through (2.6.23: KMALLOC_MAX_SIZE = 1 << KMALLOC_SHIFT_HIGH), else
+ * the smaller of KMALLOC_MAX_SIZE and the largest page-allocator block
+ * (PAGE_SIZE << MAX_ORDER-1, MAX_PAGE_ORDER in 6.x): 4 MiB in every era on
+ * x86-64.  sim_kmalloc_classify() says SIM_KMALLOC_FAIL exactly above it. */
+guint64 sim_kmalloc_max_size (const SimSlubEra *era);
 /* Object size of kmalloc cache @index (1 -> 96, 2 -> 192, i -> 1 << i). */
 guint sim_kmalloc_index_size (guint index);
 /* The cache's name in @era: "kmalloc-1024" (2.6.x) or "kmalloc-1k" (4.20+). */

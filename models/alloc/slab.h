@@ -60,6 +60,9 @@ SimCacheId sim_slab_cache_create (SimSlab *m, SimOp *op, const SimCacheSpec *spe
 SimCacheId sim_slab_kmalloc_cache (SimSlab *m, gsize size, guint32 gfp);
 SimAddr    sim_slab_cache_alloc  (SimSlab *m, SimOp *op, SimCacheId id, gint node,
                                   guint32 gfp);
+/* The largest kmalloc @m serves: its largest general cache (size-4194304,
+ * KMALLOC_MAX_SIZE); above it kmalloc returns NULL. */
+guint64    sim_slab_kmalloc_max  (SimSlab *m);
 SimAddr    sim_slab_kmalloc      (SimSlab *m, SimOp *op, gsize size, gint node,
                                   guint32 gfp);
 /* kfree / kmem_cache_free; FALSE if @addr is not a live object. */

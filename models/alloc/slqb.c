@@ -904,7 +904,10 @@ sim_slqb_cache_alloc (SimSlqb *m, SimOp *op, SimCacheId id, gint node, guint32 g
     node = (gint) ((guint) node % m->n_nodes);
   sim_op_path (op, &m->path[P_FAST_ALLOC]);
   Obj o;
-  if (!slab_alloc (m, op, s, gfp, node, &o))
+  sim_op_irqsave (op);                         /* slab_alloc: local_irq_save */
+  gboolean got = slab_alloc (m, op, s, gfp, node, &o);
+  sim_op_irqrestore (op);
+  if (!got)
     return 0;
   g_assert (!o.pg->out[o.idx]);
   o.pg->out[o.idx] = 1;
@@ -923,6 +926,7 @@ static void
 slab_free (SimSlqb *m, SimOp *op, SlqbCache *s, Obj o)
 {
   sim_op_path (op, &m->path[P_FAST_FREE]);
+  sim_op_irqsave (op);                         /* slab_free: local_irq_save */
   CpuSlab *c = get_cpu_slab (op, s);
   CacheList *l = &c->list;
   stat_inc (m, op, l, SIM_SLQB_FREE);
@@ -947,6 +951,7 @@ slab_free (SimSlqb *m, SimOp *op, SlqbCache *s, Obj o)
       slab_free_to_remote (m, op, s, o, c);
       stat_inc (m, op, l, SIM_SLQB_FREE_REMOTE);
     }
+  sim_op_irqrestore (op);
 }
 
 /* The page and index of a live object at @addr, or FALSE. */
@@ -1012,6 +1017,13 @@ sim_slqb_kmalloc_cache (SimSlqb *m, gsize size)
   if (idx == 0 || m->kmalloc[idx] == NULL)
     return SIM_CACHE_NONE;
   return m->kmalloc_id[idx];
+}
+
+guint64
+sim_slqb_kmalloc_max (SimSlqb *m)
+{
+  (void) m;
+  return (guint64) 1 << KMALLOC_SHIFT_HIGH;
 }
 
 SimAddr

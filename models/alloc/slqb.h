@@ -94,6 +94,9 @@ SimCacheId sim_slqb_kmalloc_cache (SimSlqb *m, gsize size);
 
 SimAddr    sim_slqb_cache_alloc (SimSlqb *m, SimOp *op, SimCacheId id, gint node,
                                  guint32 gfp);
+/* The largest kmalloc SLQB serves: 1 << KMALLOC_SHIFT_SLQB_HIGH = 2 MiB
+ * (get_slab() returns NULL above it, so kmalloc does). */
+guint64    sim_slqb_kmalloc_max (SimSlqb *m);
 SimAddr    sim_slqb_kmalloc     (SimSlqb *m, SimOp *op, gsize size, gint node,
                                  guint32 gfp);
 /* kfree / kmem_cache_free; FALSE if @addr is not a live object. */

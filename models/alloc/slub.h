@@ -109,6 +109,8 @@ const SimAllocOps *sim_alloc_slub_ops (void);
 
 SimAddr    sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node,
                                  guint32 gfp);
+/* The largest kmalloc @m serves (sim_kmalloc_max_size of its era). */
+guint64    sim_slub_kmalloc_max (SimSlub *m);
 SimAddr    sim_slub_kmalloc     (SimSlub *m, SimOp *op, gsize size, gint node,
                                  guint32 gfp);
 /* kfree / kmem_cache_free; FALSE if @addr is not a live object. */

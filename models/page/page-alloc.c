@@ -86,6 +86,15 @@ SIM_PATHS_DEFINE (PAGE_PATHS)
 #define PA_BLOCK_BYTES  ((guint64) SIM_PAGE_SIZE << (PA_MAX_ORDER - 1))  /* 4 MiB */
 #define PA_DEFAULT_MANAGED (1ull << 30)
 #define PA_DEFAULT_STATIC  (16ull << 20)
+/* The static area grows with the CPUs of a node: the kernel sizes its
+ * per-CPU first chunk per possible CPU (pcpu_embed_first_chunk gives each
+ * CPU a unit on its node), and the models keep per-CPU structures there
+ * (SLUB's 64 KiB per-CPU unit and the per-CPU data of caches past it).
+ * 4 MiB of node-wide data plus 128 KiB per CPU, when that is more than
+ * the 16 MiB default: every bundled machine keeps 16 MiB, a node of
+ * 512 CPUs gets 68 MiB. */
+#define PA_STATIC_BASE     (4ull << 20)
+#define PA_STATIC_PER_CPU  (128ull << 10)
 #define PA_NIL G_MAXUINT32
 
 /* struct page field offsets.  A struct page is one 64-byte line in every
@@ -312,6 +321,10 @@ pa_zone_lock (SimPageAlloc *pa, PaZone *z, SimOp *op)
 {
   guint64 before = op->cost.lock_wait;
   sim_op_path (op, &pa->path[P_LOCK]);
+  /* 6.18 takes zone->lock with spin_lock_irqsave; the 2.6 eras run the
+   * whole allocation or free with irqs off (sim_page_alloc). */
+  if (pa->era == SIM_PAGE_ERA_6_18)
+    sim_op_irqsave (op);
   sim_op_lock (op, &z->lock, z->lock_addr);
   pa->stats.zone_lock_acquisitions++;
   pa->stats.zone_lock_wait_cycles += op->cost.lock_wait - before;
@@ -322,6 +335,8 @@ pa_zone_unlock (SimPageAlloc *pa, PaZone *z, SimOp *op)
 {
   sim_op_path (op, &pa->path[P_LOCK]);
   sim_op_unlock (op, &z->lock, z->lock_addr);
+  if (pa->era == SIM_PAGE_ERA_6_18)
+    sim_op_irqrestore (op);
 }
 
 /* ---- The buddy allocator (caller holds zone->lock). ---- */
@@ -892,6 +907,12 @@ pa_zone_of (const SimPageAlloc *pa, SimAddr addr, guint32 *frame)
   return z;
 }
 
+static SimAddr page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
+                           guint32 gfp, gboolean compound);
+
+/* 2.6.x: buffered_rmqueue runs with irqs off (local_irq_save for the pcp,
+ * spin_lock_irqsave for the buddy lists), and so do free_hot_cold_page and
+ * __free_pages_ok: the irq save/restore pair the machine prices. */
 SimAddr
 sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
                 guint32 gfp, gboolean compound)
@@ -899,7 +920,19 @@ sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
   g_return_val_if_fail (pa != NULL && op != NULL, 0);
   g_return_val_if_fail (order < PA_MAX_ORDER, 0);
   g_return_val_if_fail (op->cpu < pa->n_cpus, 0);
+  gboolean irq = pa->era != SIM_PAGE_ERA_6_18;
+  if (irq)
+    sim_op_irqsave (op);
+  SimAddr a = page_alloc (pa, op, order, node, gfp, compound);
+  if (irq)
+    sim_op_irqrestore (op);
+  return a;
+}
 
+static SimAddr
+page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node, guint32 gfp,
+            gboolean compound)
+{
   guint pref = node < 0 ? pa_cpu_node (pa, op->cpu) : (guint) node % pa->n_nodes;
   guint tries = (gfp & SIM_GFP_THISNODE) ? 1 : pa->n_nodes;
   gboolean drained = FALSE;
@@ -963,6 +996,9 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
   if (pa->observer)
     pa->observer (SIM_PAGE_EV_FREE, op->cpu, addr, order, pa->observer_data);
   sim_op_path (op, &pa->path[P_FREE_ENTRY]);
+  gboolean irq = pa->era != SIM_PAGE_ERA_6_18;
+  if (irq)
+    sim_op_irqsave (op);
   pa_free_prepare (pa, z, op, f, order, ST_COMP (st));
   pa->allocated_pages -= 1u << order;
   pa->stats.free++;
@@ -978,6 +1014,8 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
       pa_free_one (pa, z, op, f, order);
       pa_zone_unlock (pa, z, op);
     }
+  if (irq)
+    sim_op_irqrestore (op);
 }
 
 void
@@ -1174,7 +1212,13 @@ sim_page_alloc_new (const SimMachine *m, SimMemSys *mem, const SimPageParams *p,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   guint64 managed = p->managed_bytes ? p->managed_bytes : PA_DEFAULT_MANAGED;
-  guint64 stat = p->static_bytes ? p->static_bytes : PA_DEFAULT_STATIC;
+  guint64 stat = p->static_bytes;
+  if (stat == 0)
+    {
+      guint nodes = m->numa ? MAX (1u, m->sockets) : 1;
+      guint64 cpus_per_node = (m->n_cpus + nodes - 1) / nodes;
+      stat = MAX (PA_DEFAULT_STATIC, PA_STATIC_BASE + cpus_per_node * PA_STATIC_PER_CPU);
+    }
   if (p->era > SIM_PAGE_ERA_6_18)
     {
       g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,

@@ -42,8 +42,9 @@ typedef struct {
   SimPageEra era;
   guint64    managed_bytes;  /* per node, page-frame area; default 1 GiB;
                                 a multiple of 4 MiB (an order-10 block) */
-  guint64    static_bytes;   /* per node, static area; default 16 MiB
-                                (rounded up to 4 MiB) */
+  guint64    static_bytes;   /* per node, static area; default 16 MiB, or
+                                4 MiB + 128 KiB per CPU of the node when
+                                that is more (rounded up to 4 MiB) */
 } SimPageParams;
 
 typedef struct SimPageAlloc SimPageAlloc;

@@ -43,6 +43,8 @@ gboolean sim_cli_format (const char *s, guint allowed_mask, SimFormat *out,
 /* Verbs (one file each in sim/cli/). */
 gboolean sim_cmd_cachesim (int argc, char **argv, GError **error);
 gboolean sim_cmd_machine  (int argc, char **argv, GError **error);
+/* "machine probe", dispatched from sim_cmd_machine's sub-verb table. */
+gboolean sim_cmd_machine_probe (int argc, char **argv, GError **error);
 gboolean sim_cmd_trace    (int argc, char **argv, GError **error);
 gboolean sim_cmd_geometry (int argc, char **argv, GError **error);
 gboolean sim_cmd_record   (int argc, char **argv, GError **error);

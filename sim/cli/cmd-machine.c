@@ -1,8 +1,9 @@
-/* cmd-machine.c - "slabsim machine show|list": inspect machine descriptions.
+/* cmd-machine.c - "slabsim machine show|list|probe": machine descriptions.
  *
  * "show" prints the effective machine (after --set overrides, every
  * default filled, latencies in cycles) as YAML that loads back to the same
  * machine, so a run can be reproduced from its printed configuration.
+ * "probe" (cmd-machine-probe.c) writes one for the host from sysfs.
  */
 #include "sim/cli/cli.h"
 #include "sim/config/machine-schema.h"
@@ -86,6 +87,7 @@ cmd_list (int argc, char **argv, GError **error)
 static const SimVerb subs[] = {
   { "show", "print a machine with every default filled", cmd_show },
   { "list", "list the available machines", cmd_list },
+  { "probe", "write a machine YAML for this host from sysfs", sim_cmd_machine_probe },
   { NULL, NULL, NULL }
 };
 

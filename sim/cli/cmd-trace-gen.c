@@ -49,7 +49,7 @@ sim_cmd_trace_gen (int argc, char **argv, GError **error)
     { "groups", 0, 0, G_OPTION_ARG_STRING, &groups,
       "groups / pairs / make jobs (hackbench 1, netperf-udp 1, tbench 4, kbuild 4)", "G" },
     { "loops", 0, 0, G_OPTION_ARG_STRING, &loops,
-      "loops / datagrams / rounds / compiles per job (50, 20000, 1000, 50)", "L" },
+      "loops / datagrams / rounds / compiles per job / slab-test count (50, 20000, 1000, 50, 10000)", "L" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &size,
       "message size in bytes (hackbench 100, netperf-udp 4096, tbench 4096)", "BYTES" },
     { "kernel", 0, 0, G_OPTION_ARG_STRING, &kernel,
@@ -100,6 +100,8 @@ sim_cmd_trace_gen (int argc, char **argv, GError **error)
       || !count (verb, "--size", size, 1, 65000, &o.size, error)
       || !count (verb, "--machine-sockets", sockets, 1, 64, &o.sockets, error))
     return FALSE;
+  if (groups && w->default_groups == 0)
+    return usage (error, verb, "--groups does not apply to %s", w->name);
   if (size && w->default_size == 0)
     return usage (error, verb, "--size does not apply to %s", w->name);
   if (o.sockets > o.cpus)

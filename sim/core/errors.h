@@ -65,4 +65,14 @@ typedef enum {
  * errors, 1 for everything else. */
 int sim_error_exit_code (const GError *error);
 
+/* A GLib WARNING, CRITICAL or ERROR (g_warning, g_critical, a failed
+ * g_return_if_fail) is a bug in slabsim, never something a user caused:
+ * the result it was computing cannot be trusted.  This installs a GLib log
+ * writer that prints it as "slabsim: internal error: ..." and ends the
+ * process: exit(SIM_EXIT_FAILURE) when @abort_on_fatal is FALSE (the
+ * program), abort() when TRUE (fuzz targets, so libFuzzer keeps the input).
+ * Messages below WARNING go to GLib's default writer.  Call it once, first
+ * thing in main(); later calls do nothing. */
+void sim_install_fatal_log_writer (gboolean abort_on_fatal);
+
 G_END_DECLS

@@ -222,6 +222,14 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
                             "allocated placed before the replay, %" G_GUINT64_FORMAT " of their "
                             "frees replayed, %" G_GUINT64_FORMAT " could not be placed\n",
                             res->warm_objects, res->warm_frees, res->warm_unplaced);
+  if (res->events_without_cpu)
+    g_string_append_printf (o, "Note: %" G_GUINT64_FORMAT " events had no CPU in the trace "
+                            "(a per-task perf recording) and were replayed on CPU 0\n",
+                            res->events_without_cpu);
+  if (res->refused_allocs || res->skipped_refused_frees)
+    g_string_append_printf (o, "Refused: %" G_GUINT64_FORMAT " kmallocs larger than the allocator "
+                            "serves (NULL in that kernel), %" G_GUINT64_FORMAT " frees of them\n",
+                            res->refused_allocs, res->skipped_refused_frees);
 }
 
 static void
@@ -487,6 +495,9 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   U ("warm_objects", res->warm_objects);
   U ("warm_frees", res->warm_frees);
   U ("warm_unplaced", res->warm_unplaced);
+  U ("refused_allocs", res->refused_allocs);
+  U ("skipped_refused_frees", res->skipped_refused_frees);
+  U ("events_without_cpu", res->events_without_cpu);
   U ("caches_created", res->caches_created);
 #undef U
   sim_json_end_object (j);

@@ -18,6 +18,12 @@
  *    frees are not workload: they are left out for every era and counted.
  *    A model whose kernel makes such allocations makes its own (slub@6.18
  *    allocates its sheaves; it makes no obj_exts vectors, docs/models/slub.md).
+ *  - An event without a CPU (a per-task perf recording prints none) runs
+ *    on CPU 0 and is counted (events_without_cpu).
+ *  - A kmalloc larger than the model's kernel serves (ops->kmalloc_max:
+ *    KMALLOC_MAX_SIZE, 2 MiB for SLQB) returned NULL in that kernel: it is
+ *    counted as refused, and the kfree (or implicit free) of its pointer
+ *    is counted as a free of a refused allocation, not replayed.
  *  - Page-allocator events of the trace are not replayed: the model's
  *    own page allocator serves the slabs, and other page users are outside
  *    the allocator under test.
@@ -126,6 +132,7 @@ typedef struct {
   GHashTable *addr_of;        /* trace ptr -> model address */
   GHashTable *cache_of;       /* cache name -> SimCacheId + 1 */
   GHashTable *internal;       /* trace ptrs of live internal allocations (a set) */
+  GHashTable *refused;        /* trace ptrs of live kmallocs the model refused */
   guint64 first_ts;
   gboolean have_first_ts;
   SimTime last_start;         /* start of the previous operation (ordered replay) */
@@ -347,10 +354,23 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
   if (v)
     return GPOINTER_TO_UINT (v) - 1;
 
+  /* kmem_cache_create() takes an unsigned int size (size_t before 4.16,
+   * stored in an int): a cache of 4 GiB objects cannot exist, and no
+   * allocator's sizing accepts one; say so rather than truncate. */
+  guint64 object_size = ev->bytes_req ? ev->bytes_req : ev->bytes_alloc;
+  if (object_size > G_MAXUINT32)
+    {
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                   "%s:%" G_GUINT64_FORMAT ": cache %s: object size %" G_GUINT64_FORMAT
+                   " is larger than any slab cache can hold (expected at most %u, the "
+                   "kernel's unsigned int object size)",
+                   sim_trace_reader_name (rp->reader), ev->line, name, object_size, G_MAXUINT32);
+      return SIM_CACHE_NONE;
+    }
   const SimKernelCache *kc = sim_kernel_cache_lookup (name);
   SimCacheSpec spec = {
     .name = name,
-    .object_size = (guint32) (ev->bytes_req ? ev->bytes_req : ev->bytes_alloc),
+    .object_size = (guint32) object_size,
     .align = kc ? kc->align : 0,
     .flags = kc ? kc->flags : 0,
     .sheaf_capacity = kc ? kc->sheaf_capacity : 0,
@@ -391,7 +411,11 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   if (!is_alloc && !is_free)
     return TRUE;
   rp->out->events++;
-  if (ev->cpu < 0 || (guint) ev->cpu >= rp->opt->machine->n_cpus)
+  /* No CPU printed (perf script of a per-task recording): the documented
+   * rule (docs/traces.md) runs the event on CPU 0 and counts it. */
+  if (ev->cpu < 0)
+    rp->out->events_without_cpu++;
+  else if ((guint) ev->cpu >= rp->opt->machine->n_cpus)
     {
       g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
                    "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but machine %s has %u CPUs "
@@ -400,7 +424,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
                    rp->opt->machine->name, rp->opt->machine->n_cpus);
       return FALSE;
     }
-  guint cpu = (guint) ev->cpu;
+  guint cpu = ev->cpu < 0 ? 0 : (guint) ev->cpu;
   /* Periodic work of the model (SLAB's cache_reap, SLQB's trim) whose
    * time has come on this CPU's clock runs first. */
   if (rp->opt->mode == SIM_REPLAY_TIMED)
@@ -429,13 +453,22 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
             rp->out->skipped_unknown_frees++;
           return TRUE;
         default:
+          if (g_hash_table_remove (rp->refused, GSIZE_TO_POINTER (ev->ptr)))
+            {
+              /* kfree of what kmalloc refused: the caller got NULL, so
+               * this frees no object of the model */
+              rp->out->skipped_refused_frees++;
+              return TRUE;
+            }
           return replay_free (rp, ev, cpu, ev->ptr, res.freed.bytes_alloc, FALSE, error);
         }
     }
 
-  if (res.implicit
-      && !replay_free (rp, ev, cpu, res.implicit_old.ptr, res.implicit_old.bytes_alloc,
-                       TRUE, error))
+  if (res.implicit && g_hash_table_remove (rp->refused, GSIZE_TO_POINTER (res.implicit_old.ptr)))
+    rp->out->skipped_refused_frees++;
+  else if (res.implicit
+           && !replay_free (rp, ev, cpu, res.implicit_old.ptr, res.implicit_old.bytes_alloc,
+                            TRUE, error))
     return FALSE;
   if (ev->ptr == 0)
     {
@@ -446,6 +479,17 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
     {
       g_hash_table_add (rp->internal, GSIZE_TO_POINTER (ev->ptr));
       rp->out->skipped_internal_allocs++;
+      return TRUE;
+    }
+
+  /* A kmalloc larger than the kernel serves returns NULL there (the
+   * recording kernel was configured differently, or the trace is made
+   * up): counted as refused, and the later kfree of its pointer frees
+   * nothing.  Never truncated, never an out-of-memory error. */
+  if (sim_trace_kind_is_kmalloc (ev->kind) && ev->bytes_req > rp->ops->kmalloc_max (rp->model))
+    {
+      rp->out->refused_allocs++;
+      g_hash_table_add (rp->refused, GSIZE_TO_POINTER (ev->ptr));
       return TRUE;
     }
 
@@ -606,6 +650,7 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   rp.addr_of = g_hash_table_new (g_direct_hash, g_direct_equal);
   rp.cache_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   rp.internal = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp.refused = g_hash_table_new (g_direct_hash, g_direct_equal);
   rp.page_lines = g_string_new (NULL);
   if (opt->modelled || opt->emit)
     sim_page_set_observer (rp.pages, on_page_event, &rp);
@@ -654,6 +699,8 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   ok = TRUE;
 
 done:
+  if (rp.refused)
+    g_hash_table_destroy (rp.refused);
   if (rp.cache_of)
     g_hash_table_destroy (rp.cache_of);
   if (rp.internal)

@@ -86,6 +86,10 @@ typedef struct {
   /* --warm: objects placed before the replay, their frees replayed (in
    * frees), unknown frees that could not be placed. */
   guint64 warm_objects, warm_frees, warm_unplaced;
+  /* kmallocs above the model's kmalloc_max (NULL in that kernel), and the
+   * frees (explicit or implicit) of their pointers */
+  guint64 refused_allocs, skipped_refused_frees;
+  guint64 events_without_cpu;     /* no [cpu] in the trace: replayed on CPU 0 */
   guint64 caches_created;
 } SimReplayResult;
 

@@ -28,12 +28,14 @@ check_kbuild (const char *kernel)
   g_printerr ("kbuild %s: slab %.0f, slub %.0f (%.2fx), slqb %.0f (%.2fx); memory share of the "
               "slub-slab gap %.0f%%; freeptr misses %.0f / %.0f, struct page %.0f / %.0f\n",
               kernel, a, u, u / a, q, q / a, 100 * share, fa, fu, pa, pu);
-  /* The page's tolerances: SLUB 1.3-2.2x SLAB, SLQB 1.1-2.0x, memory
-   * latency at least 60 % of SLUB's extra cycles, SLUB's free pointer
-   * misses at least 20x SLAB's and its struct page misses at least 4x. */
-  assert_true (u >= 1.3 * a && u <= 2.2 * a);
-  assert_true (q >= 1.1 * a && q <= 2.0 * a);
-  assert_true (share >= 0.60);
+  /* The page's findings: SLUB and SLQB dearer than SLAB, SLUB's free
+   * pointer misses at least 20x SLAB's and its struct page misses at least
+   * 4x.  The seed states no allocator cycles (its builds are within noise
+   * of each other), so there is no ratio window: the serial model's
+   * windows (1.3-2.2x, memory >= 60 % of the gap) were its own output and
+   * went with it (the case study says what moved). */
+  assert_true (u > a);
+  assert_true (q > a);
   assert_true (fu >= 20 * fa);
   assert_true (pu >= 4 * pa);
 

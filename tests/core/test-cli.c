@@ -60,6 +60,33 @@ test_bad_option_is_usage_error (void **state)
   tu_assert_contains (err, "slabsim: cachesim:");
 }
 
+/* A GLib critical or warning in the program is a bug and ends the run with
+ * exit 1 and a clear message, whether or not G_DEBUG makes it fatal (the
+ * tests set G_DEBUG=fatal-criticals; users do not).  The hidden hook
+ * SLABSIM_TEST_HOOK raises one before any verb runs. */
+static void
+test_critical_is_fatal (void **state)
+{
+  (void) state;
+  g_autofree char *saved = g_strdup (g_getenv ("G_DEBUG"));
+  g_unsetenv ("G_DEBUG");
+  const char *levels[] = { "critical", "warning" };
+  for (guint i = 0; i < G_N_ELEMENTS (levels); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_setenv ("SLABSIM_TEST_HOOK", levels[i], TRUE);
+      int rc = tu_run (&out, &err, (const char *[]) { "--version", NULL });
+      g_unsetenv ("SLABSIM_TEST_HOOK");
+      assert_int_equal (rc, 1);
+      tu_assert_contains (err, "slabsim: internal error");
+      tu_assert_contains (err, levels[i]);
+      /* the run stopped: the verb never ran */
+      assert_true (out == NULL || strstr (out, "slabsim ") == NULL);
+    }
+  if (saved)
+    g_setenv ("G_DEBUG", saved, TRUE);
+}
+
 int
 main (void)
 {
@@ -70,6 +97,7 @@ main (void)
     cmocka_unit_test (test_help_lists_verbs),
     cmocka_unit_test (test_help_verb_equals_verb_help),
     cmocka_unit_test (test_bad_option_is_usage_error),
+    cmocka_unit_test (test_critical_is_fatal),
   };
   return cmocka_run_group_tests_name ("cli", tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include "sim/config/machine.h"
 
 #include <string.h>
+#include <glib/gstdio.h>
 
 #define COUNT "40"
 #define N_SIZES 12             /* 8 .. 16384 */
@@ -273,6 +274,33 @@ test_deterministic (void **state)
   assert_string_equal (a, b);
 }
 
+/* trace gen slab-test writes the module's pattern as a kmem trace that
+ * run replays: exactly 1 + 24 L + CPUs 20 (1 + L) allocations, as many
+ * frees, every one replayed. */
+static void
+test_trace_gen (void **state)
+{
+  (void) state;
+  g_autofree char *path = tu_trace_gen ("slab-test", "6.18",
+                                        (const char *[]) { "--cpus", "2", "--loops", "20", NULL });
+  g_autofree char *js = NULL, *err = NULL;
+  int rc = tu_run (&js, &err, (const char *[]) { "run", "-m", "core2-quad", "--check",
+                                                 "--format", "json", path, NULL });
+  if (rc != 0)
+    print_error ("run: %s\n", err);
+  assert_int_equal (rc, 0);
+  guint64 want = 1 + 24 * 20 + 2 * 20 * (1 + 20);
+  assert_int_equal (tu_json_uint (js, "\"trace\": {", "allocs"), want);
+  assert_int_equal (tu_json_uint (js, "\"replay\": {", "allocs"), want);
+  assert_int_equal (tu_json_uint (js, "\"replay\": {", "frees"), want);
+  g_unlink (path);
+  /* --groups and --size mean nothing for it. */
+  g_autofree char *e = NULL;
+  assert_int_equal (tu_run (NULL, &e, (const char *[]) { "trace", "gen", "slab-test", "--groups",
+                                                         "2", "-o", "x", NULL }), 2);
+  tu_assert_contains (e, "--groups does not apply to slab-test");
+}
+
 /* Bad options are usage errors (exit 2) that say what was expected. */
 static void
 test_errors (void **state)
@@ -305,6 +333,7 @@ main (void)
     cmocka_unit_test (test_json_and_selection),
     cmocka_unit_test (test_tsc_cycles),
     cmocka_unit_test (test_deterministic),
+    cmocka_unit_test (test_trace_gen),
     cmocka_unit_test (test_errors),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

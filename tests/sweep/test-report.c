@@ -2,8 +2,7 @@
  * fixed fixture (tests/golden/report/fixture.jsonl, a real sweep), a
  * self-contained HTML page, run JSON input, baselines; the JSON reader.
  *
- * SLABSIM_UPDATE_GOLDEN=1 rewrites the goldens instead of comparing
- * (tests/golden/report/regen.sh). */
+ * The tests only compare; scripts/regen-goldens rewrites the goldens. */
 #include "tests/testutil.h"
 #include "sim/report/json-parse.h"
 
@@ -25,22 +24,27 @@ check_golden (const char *name, const char *const *args)
   if (rc != 0)
     print_error ("%s\n", err);
   assert_int_equal (rc, 0);
-  g_autofree char *path = golden_path (name);
-  if (g_getenv ("SLABSIM_UPDATE_GOLDEN"))
-    {
-      assert_true (g_file_set_contents (path, out, -1, NULL));
-      print_message ("# updated %s\n", path);
-      return;
-    }
-  g_autofree char *want = NULL;
-  if (!g_file_get_contents (path, &want, NULL, NULL))
-    {
-      print_error ("missing golden %s (run tests/golden/report/regen.sh)\n", path);
-      fail ();
-    }
-  if (strcmp (out, want) != 0)
-    print_error ("%s differs from the output:\n%s\n", path, out);
-  assert_string_equal (out, want);
+  g_autofree char *rel = g_strdup_printf ("tests/golden/report/%s", name);
+  assert_true (tu_golden_matches (rel, out));
+}
+
+/* A golden comparison never writes the golden, even with the variable that
+ * once made the tests rewrite them set in the environment: a mismatch is a
+ * mismatch, and the file is untouched. */
+static void
+test_golden_never_rewritten (void **state)
+{
+  (void) state;
+  g_autofree char *path = golden_path ("report.txt");
+  g_autofree char *before = NULL;
+  assert_true (g_file_get_contents (path, &before, NULL, NULL));
+  g_setenv ("SLABSIM_UPDATE_GOLDEN", "1", TRUE);
+  gboolean same = tu_golden_matches ("tests/golden/report/report.txt", "not the report\n");
+  g_unsetenv ("SLABSIM_UPDATE_GOLDEN");
+  assert_false (same);
+  g_autofree char *after = NULL;
+  assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  assert_string_equal (before, after);
 }
 
 static void
@@ -260,6 +264,7 @@ int
 main (void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_golden_never_rewritten),
     cmocka_unit_test (test_golden_text),
     cmocka_unit_test (test_golden_markdown),
     cmocka_unit_test (test_golden_svg),

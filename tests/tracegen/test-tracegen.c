@@ -465,7 +465,7 @@ test_option_errors (void **state)
 {
   (void) state;
   expect_usage ((const char *[]) { "trace", "gen", "fork-bomb", "-o", "x", NULL },
-                "unknown workload \"fork-bomb\" (expected one of: hackbench, netperf-udp, tbench, kbuild)");
+                "unknown workload \"fork-bomb\" (expected one of: hackbench, netperf-udp, tbench, kbuild, slab-test)");
   expect_usage ((const char *[]) { "trace", "gen", "-o", "x", NULL }, "a workload is required");
   expect_usage ((const char *[]) { "trace", "gen", "hackbench", NULL }, "an output file is required (-o FILE)");
   expect_usage ((const char *[]) { "trace", "gen", "hackbench", "--cpus", "0", "-o", "x", NULL },

@@ -150,6 +150,38 @@ test_usage (void **state)
   tu_assert_contains (err3, "expected -o OUT");
 }
 
+/* Numbers that do not fit are errors naming the line, never wrapped: a
+ * timestamp past 2^64 ns, a CPU that is negative or past 2^31 - 1, a size
+ * of 2^63 or more.  A task name with brackets is not taken for the CPU. */
+static void
+test_numbers_out_of_range (void **state)
+{
+  (void) state;
+  expect_error (".trace",
+    "  bash-1  [000] .....   99999999999999999999.1: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000040 bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n", -1,
+    ":1: expected a timestamp of at most 18446744073.709551615 seconds (nanoseconds in 64 bits), got \"99999999999999999999.1\"");
+  expect_error (".trace",
+    "  bash-1  [000] .....   18446744073.709551616: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000040 bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n", -1,
+    ":1: expected a timestamp of at most");
+  expect_error (".trace",
+    "  bash-1  [-01] .....   1.000002: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000040 bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n", -1,
+    ":1: expected a CPU number from 0 to 2147483647 in [cpu], got \"[-01]\"");
+  expect_error (".trace",
+    "  bash-1  [99999999999] .....   1.000002: kfree: call_site=a+0x1/0x2 ptr=ffff888100000040\n", -1,
+    ":1: expected a CPU number from 0 to 2147483647 in [cpu], got \"[99999999999]\"");
+  expect_error (".trace",
+    "  bash-1  [000] .....   1.000002: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000040 bytes_req=9223372036854775808 bytes_alloc=8 gfp_flags=GFP_KERNEL\n", -1,
+    ":1: expected a size below 2^63 after bytes_req=, got \"9223372036854775808\"");
+  /* the largest values that fit read as themselves */
+  g_autofree char *path = tu_write_temp (".trace",
+    "  a[-1]b-1  [007] .....   18446744073.709551615: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000040 bytes_req=9223372036854775807 bytes_alloc=9223372036854775807 gfp_flags=GFP_KERNEL\n", -1);
+  g_autofree char *out = NULL, *err = NULL;
+  assert_int_equal (info (path, FALSE, &out, &err), 0);
+  assert_int_equal (tu_json_uint (out, NULL, "bytes_req"), G_GUINT64_CONSTANT (9223372036854775807));
+  assert_int_equal (tu_json_uint (out, NULL, "last_ts"), G_MAXUINT64);
+  g_unlink (path);
+}
+
 static void
 test_unknown_kmem_event_is_skipped (void **state)
 {
@@ -207,6 +239,7 @@ main (void)
     cmocka_unit_test (test_missing_file),
     cmocka_unit_test (test_usage),
     cmocka_unit_test (test_unknown_kmem_event_is_skipped),
+    cmocka_unit_test (test_numbers_out_of_range),
     cmocka_unit_test (test_lenient),
   };
   return cmocka_run_group_tests_name ("trace-errors", tests, NULL, NULL);

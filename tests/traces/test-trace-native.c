@@ -195,6 +195,36 @@ test_corruption (void **state)
   remove_converted (nat);
 }
 
+/* A record whose CPU is neither 0..2^31-1 nor "none" (-1) is a corrupt
+ * record named by number, not a CPU read as a negative number. */
+static void
+test_bad_cpu_record (void **state)
+{
+  (void) state;
+  const char *text =
+    "  bash-1  [000] .....   1.000001: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000000 "
+    "bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n";
+  g_autoptr (GInputStream) in = g_memory_input_stream_new_from_data (text, -1, NULL);
+  GError *error = NULL;
+  g_autoptr (SimTraceReader) r = sim_trace_reader_new (in, "t", SIM_TRACE_FORMAT_AUTO, &error);
+  assert_non_null (r);
+  g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (SimNativeWriter) w = sim_native_writer_new (mem, r, NULL);
+  SimTraceEvent ev;
+  assert_true (sim_trace_reader_next (r, &ev, &error));
+  ev.cpu = G_MININT32;                 /* stored as the pattern 0x80000000 */
+  assert_true (sim_native_writer_add (w, &ev, NULL));
+  assert_true (sim_native_writer_finish (w, NULL));
+  g_autoptr (GBytes) b = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (mem));
+  g_autoptr (GInputStream) back_in = g_memory_input_stream_new_from_bytes (b);
+  g_autoptr (SimTraceReader) back = sim_trace_reader_new (back_in, "n", SIM_TRACE_FORMAT_AUTO, &error);
+  assert_non_null (back);
+  assert_false (sim_trace_reader_next (back, &ev, &error));
+  assert_non_null (error);
+  tu_assert_contains (error->message, "expected a CPU number from 0 to 2147483647 (or none), found 2147483648");
+  g_clear_error (&error);
+}
+
 static void
 test_crc32 (void **state)
 {
@@ -212,6 +242,7 @@ main (void)
     cmocka_unit_test (test_rt_perf),
     cmocka_unit_test (test_rt_stats),
     cmocka_unit_test (test_corruption),
+    cmocka_unit_test (test_bad_cpu_record),
     cmocka_unit_test (test_crc32),
   };
   return cmocka_run_group_tests_name ("trace-native", tests, NULL, NULL);

@@ -15,6 +15,7 @@ static const SimGenWorkload *const workloads[] = {
   &sim_gen_netperf_udp,
   &sim_gen_tbench,
   &sim_gen_kbuild,
+  &sim_gen_slab_test,
   NULL
 };
 

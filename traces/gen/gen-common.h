@@ -116,6 +116,7 @@ extern const SimGenWorkload sim_gen_hackbench;
 extern const SimGenWorkload sim_gen_netperf_udp;
 extern const SimGenWorkload sim_gen_tbench;
 extern const SimGenWorkload sim_gen_kbuild;
+extern const SimGenWorkload sim_gen_slab_test;
 
 /* The workload table, NULL-terminated. */
 const SimGenWorkload *const *sim_gen_workloads (void);
