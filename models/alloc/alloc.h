@@ -214,6 +214,18 @@ sim_op_write (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls)
 void sim_op_touch_range (SimOp *op, SimAddr addr, guint64 len, SimAccKind kind,
                          SimMemClass cls);
 
+/* The engine side of taking a lock: wait until no other CPU holds it.
+ * Uncharged work only touches the lock word. */
+static inline void
+sim_op_lock_wait (SimOp *op, SimLock *lock)
+{
+  if (op->uncharged)
+    return;
+  SimTime got = sim_lock_acquire (lock, op->cpu, op->t);
+  op->cost.lock_wait += got - op->t;
+  op->t = got;
+}
+
 /* Spinlock at simulated address @word: the locked atomic on the lock word
  * (with the spin_lock fast path's cost) goes to the cache model; if another
  * CPU holds the lock until t, wait until t.  Uncharged work only touches
@@ -222,11 +234,7 @@ static inline void
 sim_op_lock (SimOp *op, SimLock *lock, SimAddr word)
 {
   sim_op_atomic (op, word, 4, SIM_MEM_LOCK, SIM_X_SPIN_LOCK);
-  if (op->uncharged)
-    return;
-  SimTime got = sim_lock_acquire (lock, op->cpu, op->t);
-  op->cost.lock_wait += got - op->t;
-  op->t = got;
+  sim_op_lock_wait (op, lock);
 }
 
 /* spin_unlock: a store to the lock word (x86 has no locked op here). */
@@ -245,11 +253,7 @@ static inline void
 sim_op_bit_lock (SimOp *op, SimLock *lock, SimAddr word)
 {
   sim_op_atomic (op, word, 8, SIM_MEM_LOCK, SIM_X_BIT_SPIN_LOCK);
-  if (op->uncharged)
-    return;
-  SimTime got = sim_lock_acquire (lock, op->cpu, op->t);
-  op->cost.lock_wait += got - op->t;
-  op->t = got;
+  sim_op_lock_wait (op, lock);
 }
 
 static inline void
