@@ -10,10 +10,8 @@
  * operation's cost.  Locks are engine resources (sim/core/engine.h): taking
  * one held by another CPU makes this operation wait.
  *
- * A SimOp is the execution of one allocator call on one CPU: it starts at
- * that CPU's clock and accumulates time as instructions run, memory is
- * touched and locks are waited for.  The caller advances the CPU's clock
- * by the total when the call returns.
+ * A SimOp is the execution of one allocator call on one CPU (see below and
+ * docs/models/timing.md for how it keeps time).
  */
 #pragma once
 
@@ -28,21 +26,64 @@ typedef guint64 SimAddr;                  /* simulated physical address */
 #define SIM_PAGE_SHIFT 12
 #define SIM_PAGE_SIZE  (1u << SIM_PAGE_SHIFT)
 
-/* The running cost of one operation.  Cycles = instructions (one cycle
- * each: the models charge instruction counts of the kernel path, see
- * docs/models/) + memory latency + lock waits. */
+/* The running cost of one operation, in cycles by where they went:
+ * instructions (the plain instructions of the path times the core's cycles
+ * per instruction, plus the costs of the special instructions the path
+ * runs: atomics, irq save/restore, ...), memory stalls (waiting for a
+ * loaded value, a full store buffer or fill buffers, a locked
+ * instruction's drain) and lock waits.  They add up to the operation's
+ * time: every advance of SimOp.t is charged to exactly one of them. */
 typedef struct {
-  guint64 instr;
+  guint64 instr;                /* cycles */
+  guint64 n_instr;              /* plain instructions counted (not cycles) */
   guint64 mem_cycles;
   guint64 lock_wait;
   guint32 accesses;
 } SimCost;
 
+/* The time a loaded value is ready.  A load whose address comes from an
+ * earlier load names that load's token; SIM_TOK_NOW: the address is known
+ * (a per-CPU pointer, a field of a structure already in a register). */
+typedef SimTime SimTok;
+#define SIM_TOK_NOW ((SimTok) 0)
+
+/* The execution of one allocator call on one CPU: it starts at that CPU's
+ * clock and accumulates time as instructions run, memory is touched and
+ * locks are waited for; the caller advances the CPU's clock by the total.
+ *
+ * Timing is a first-order interval model (docs/models/timing.md): t is
+ * where the next instruction dispatches.  A load issues at t (or when the
+ * value its address comes from is ready) and its value is ready latency
+ * cycles later, without holding up dispatch; the code waits only where it
+ * uses the value (sim_op_use).  L1d misses in flight are limited by the
+ * core's fill buffers.  A store enters the store buffer and costs nothing
+ * unless the buffer is full; a locked instruction waits for every load and
+ * buffered store first.  The plain sim_op_read() loads and waits at once
+ * (a load that depends on the previous one): call sites not annotated with
+ * their real dependencies keep the serial cost.  On a machine without a
+ * core: section (and in Cachegrind mode) everything is serial, as slabsim
+ * charged before this model existed.
+ *
+ * The store buffer and the misses in flight belong to the call: it starts
+ * with them empty (the caller's own work between two allocator calls is
+ * assumed to drain them) and what it leaves in flight is not charged. */
 typedef struct {
   SimMemSys *mem;
   guint      cpu;
   SimTime    t;                           /* running time of the operation */
   SimCost    cost;
+  const SimCoreSpec *core;
+  guint      hit_latency;                 /* longer = an L1d miss */
+  gboolean   serial;                      /* fill_buffers 1: no overlap at all */
+  guint      instr_frac;                  /* milli-cycles of instructions not yet charged */
+  SimTok     last;                        /* the latest load's token */
+  SimTok     loads_done;                  /* when every load issued so far is ready */
+  SimTime    miss_floor;                  /* the latest miss's issue time */
+  guint      n_miss;                      /* misses in flight: their completion times */
+  SimTime    miss[SIM_CORE_MAX_MISSES];
+  guint      sb_head, sb_n;               /* buffered stores' commit times, a ring */
+  SimTime    sb_last;                     /* the youngest store's commit time */
+  SimTime    sb[SIM_CORE_MAX_STORES];
   /* Set-up work outside the measured run (boot caches, cache creation,
    * per-CPU sheaves set-up): its memory accesses warm the caches as they
    * would, but it takes no time on anyone's timeline, so its locks are
@@ -57,6 +98,15 @@ sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
   op->cpu = cpu;
   op->t = now;
   op->cost = (SimCost) { 0 };
+  op->core = sim_memsys_core (mem);
+  op->hit_latency = sim_memsys_hit_latency (mem);
+  op->serial = op->core->fill_buffers <= 1;
+  op->instr_frac = 0;
+  op->last = op->loads_done = now;
+  op->n_miss = 0;
+  op->miss_floor = now;
+  op->sb_head = op->sb_n = 0;
+  op->sb_last = now;
   op->uncharged = FALSE;
 }
 
@@ -74,47 +124,101 @@ sim_op_cycles (const SimOp *op)
   return op->cost.instr + op->cost.mem_cycles + op->cost.lock_wait;
 }
 
-/* Charge @n instructions of kernel code. */
+/* Wait (a memory stall) until @until. */
+static inline void
+sim_op_stall (SimOp *op, SimTime until)
+{
+  if (until > op->t)
+    {
+      op->cost.mem_cycles += until - op->t;
+      op->t = until;
+    }
+}
+
+/* Charge @n plain instructions of kernel code at the core's cycles per
+ * instruction (fractions carried to the next charge). */
 static inline void
 sim_op_instr (SimOp *op, guint n)
 {
-  op->t += n;
-  op->cost.instr += n;
+  guint64 milli = (guint64) op->instr_frac + (guint64) n * op->core->cpi_milli;
+  guint64 c = milli / 1000;
+  op->instr_frac = (guint) (milli % 1000);
+  op->t += c;
+  op->cost.instr += c;
+  op->cost.n_instr += n;
 }
 
-/* One load/store/RMW the kernel code makes. */
+/* Charge one special instruction (or idiom) of the machine's cost table:
+ * SIM_X_IRQ_SAVE, SIM_X_PREEMPT, SIM_X_CALL, ... */
 static inline void
-sim_op_access (SimOp *op, SimAddr addr, guint32 size, SimAccKind kind, SimMemClass cls)
+sim_op_xcost (SimOp *op, SimXCost x)
 {
-  guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, kind, cls);
-  op->t += lat;
-  op->cost.mem_cycles += lat;
-  op->cost.accesses++;
+  guint c = op->core->cost[x];
+  op->t += c;
+  op->cost.instr += c;
 }
+
+static inline void sim_op_irqsave    (SimOp *op) { sim_op_xcost (op, SIM_X_IRQ_SAVE); }
+static inline void sim_op_irqrestore (SimOp *op) { sim_op_xcost (op, SIM_X_IRQ_RESTORE); }
+static inline void sim_op_preempt    (SimOp *op) { sim_op_xcost (op, SIM_X_PREEMPT); }
+static inline void sim_op_call       (SimOp *op) { sim_op_xcost (op, SIM_X_CALL); }
+
+/* The code uses a loaded value (a branch on it, an address made of it):
+ * wait until it is ready. */
+static inline void
+sim_op_use (SimOp *op, SimTok tok)
+{
+  sim_op_stall (op, tok);
+}
+
+/* A load that does not hold up dispatch: it issues when @after is ready
+ * (SIM_TOK_NOW: at once) and a fill buffer is free if it misses; returns
+ * when its value is ready.  The serial model waits for it here. */
+SimTok sim_op_load  (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after);
+/* A store whose data or address is ready at @after: into the store buffer
+ * (waits only for a free entry); serial model: waits for its latency. */
+void   sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after);
+/* A locked read-modify-write (lock cmpxchg, lock xadd, atomic_inc,
+ * cmpxchg_double): waits for every load in flight and drains the store
+ * buffer, then its access, then @x's cost.  Returns the old value's token
+ * (ready at once: the instruction waited for it). */
+SimTok sim_op_atomic (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCost x);
+/* An unlocked read-modify-write of @x's kind (this_cpu_cmpxchg_double =
+ * SIM_X_CMPXCHG16B, this_cpu_inc = SIM_X_THIS_CPU_OP): its load part
+ * depends on @after and is waited for, its store part is buffered. */
+SimTok sim_op_rmw_local (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls,
+                         SimXCost x, SimTok after);
+/* mfence, or the implicit drain of a serialising instruction. */
+void   sim_op_drain (SimOp *op);
+
+/* One load/store/RMW the kernel code makes, unannotated: a read depends on
+ * the previous load and is waited for; a write is a store after it; an RMW
+ * is an unlocked one with no cost of its own.  The serial default. */
+void   sim_op_access (SimOp *op, SimAddr addr, guint32 size, SimAccKind kind, SimMemClass cls);
 
 static inline void
 sim_op_read (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls)
 {
-  sim_op_access (op, addr, size, SIM_ACC_READ, cls);
+  sim_op_use (op, sim_op_load (op, addr, size, cls, op->last));
 }
 
 static inline void
 sim_op_write (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls)
 {
-  sim_op_access (op, addr, size, SIM_ACC_WRITE, cls);
+  sim_op_store (op, addr, size, cls, op->last);
 }
 
-/* Touch [addr, addr+len) in 64-byte steps (memset, memcpy of an object). */
+/* Touch [addr, addr+len) in 64-byte steps (memset, memcpy of an object):
+ * the lines are independent of each other; reads are all waited for at the
+ * end, writes go through the store buffer. */
 void sim_op_touch_range (SimOp *op, SimAddr addr, guint64 len, SimAccKind kind,
                          SimMemClass cls);
 
-/* Spinlock at simulated address @word: the atomic on the lock word goes to
- * the cache model; if another CPU holds the lock until t, wait until t.
+/* The engine side of taking a lock: wait until no other CPU holds it.
  * Uncharged work only touches the lock word. */
 static inline void
-sim_op_lock (SimOp *op, SimLock *lock, SimAddr word)
+sim_op_lock_wait (SimOp *op, SimLock *lock)
 {
-  sim_op_access (op, word, 4, SIM_ACC_RMW, SIM_MEM_LOCK);
   if (op->uncharged)
     return;
   SimTime got = sim_lock_acquire (lock, op->cpu, op->t);
@@ -122,10 +226,41 @@ sim_op_lock (SimOp *op, SimLock *lock, SimAddr word)
   op->t = got;
 }
 
+/* Spinlock at simulated address @word: the locked atomic on the lock word
+ * (with the spin_lock fast path's cost) goes to the cache model; if another
+ * CPU holds the lock until t, wait until t.  Uncharged work only touches
+ * the lock word. */
+static inline void
+sim_op_lock (SimOp *op, SimLock *lock, SimAddr word)
+{
+  sim_op_atomic (op, word, 4, SIM_MEM_LOCK, SIM_X_SPIN_LOCK);
+  sim_op_lock_wait (op, lock);
+}
+
+/* spin_unlock: a store to the lock word (x86 has no locked op here). */
 static inline void
 sim_op_unlock (SimOp *op, SimLock *lock, SimAddr word)
 {
-  sim_op_access (op, word, 4, SIM_ACC_WRITE, SIM_MEM_LOCK);
+  sim_op_store (op, word, 4, SIM_MEM_LOCK, SIM_TOK_NOW);
+  sim_op_xcost (op, SIM_X_SPIN_UNLOCK);
+  if (!op->uncharged)
+    sim_lock_release (lock, op->cpu, op->t);
+}
+
+/* bit_spin_lock / __bit_spin_unlock (SLUB's slab_lock before 3.x): lock
+ * bts on a flag word, released by a plain store. */
+static inline void
+sim_op_bit_lock (SimOp *op, SimLock *lock, SimAddr word)
+{
+  sim_op_atomic (op, word, 8, SIM_MEM_LOCK, SIM_X_BIT_SPIN_LOCK);
+  sim_op_lock_wait (op, lock);
+}
+
+static inline void
+sim_op_bit_unlock (SimOp *op, SimLock *lock, SimAddr word)
+{
+  sim_op_store (op, word, 8, SIM_MEM_LOCK, SIM_TOK_NOW);
+  sim_op_xcost (op, SIM_X_BIT_SPIN_UNLOCK);
   if (!op->uncharged)
     sim_lock_release (lock, op->cpu, op->t);
 }
@@ -271,7 +406,11 @@ typedef struct {
   void       (*report)       (gpointer m, SimAllocReport *out);
 } SimAllocOps;
 
-/* The ops entries that only forward to a model's typed API
+/* The ops entries that only forward to a model's typed API; each entry
+ * the caller calls (kmalloc, kmem_cache_alloc, kfree) is one function call
+ * (SIM_X_CALL: the call and return beyond the instructions counted; the
+ * calls inside a path are in its instruction counts).
+ * Forwarders: the entries that only forward to a model's typed API
  * (PREFIX_new, PREFIX_free_model, PREFIX_cache_create, PREFIX_cache_alloc,
  * PREFIX_kmalloc, PREFIX_kmalloc_max, PREFIX_free, PREFIX_cache_free, PREFIX_check): every
  * model names its API
@@ -291,16 +430,16 @@ typedef struct {
   { return PREFIX##_cache_create (m, op, spec, error); }                      \
   static SimAddr                                                              \
   ops_cache_alloc (gpointer m, SimOp *op, SimCacheId id, gint node, guint32 gfp) \
-  { return PREFIX##_cache_alloc (m, op, id, node, gfp); }                     \
+  { sim_op_call (op); return PREFIX##_cache_alloc (m, op, id, node, gfp); }   \
   static SimAddr                                                              \
   ops_kmalloc (gpointer m, SimOp *op, gsize size, gint node, guint32 gfp)     \
-  { return PREFIX##_kmalloc (m, op, size, node, gfp); }                       \
+  { sim_op_call (op); return PREFIX##_kmalloc (m, op, size, node, gfp); }     \
   static guint64                                                              \
   ops_kmalloc_max (gpointer m)                                                \
   { return PREFIX##_kmalloc_max (m); }                                        \
   static gboolean                                                             \
   ops_free (gpointer m, SimOp *op, SimAddr addr)                              \
-  { return PREFIX##_free (m, op, addr); }                                     \
+  { sim_op_call (op); return PREFIX##_free (m, op, addr); }                   \
   static gboolean                                                             \
   ops_cache_free (gpointer m, SimOp *op, SimAddr addr)                        \
   { return PREFIX##_cache_free (m, op, addr); }                               \

@@ -444,7 +444,10 @@ stat_add (SimSlab *m, SimOp *op, SlabCache *c, SimSlabStat st, guint64 v)
       kind = SIM_ACC_WRITE;
       break;
     }
-  sim_op_access (op, c->fixed + off, kind == SIM_ACC_RMW ? 4 : 8, kind, SIM_MEM_CACHE_META);
+  if (kind == SIM_ACC_RMW)        /* atomic_inc: a locked instruction */
+    sim_op_atomic (op, c->fixed + off, 4, SIM_MEM_CACHE_META, SIM_X_LOCK_CMPXCHG);
+  else
+    sim_op_access (op, c->fixed + off, 8, kind, SIM_MEM_CACHE_META);
 }
 
 static inline void
@@ -1100,6 +1103,7 @@ static SimAddr
 cache_alloc_node (SimSlab *m, SimOp *op, SlabCache *c, gint nodeid, guint32 gfp)
 {
   sim_op_path (op, &m->path[P_FAST_ALLOC]);
+  sim_op_irqsave (op);                         /* local_irq_save in __cache_alloc */
   guint local = node_of_cpu (m, op->cpu);
   SimAddr obj = 0;
   if (nodeid == SIM_NUMA_NO_NODE)
@@ -1117,6 +1121,7 @@ cache_alloc_node (SimSlab *m, SimOp *op, SlabCache *c, gint nodeid, guint32 gfp)
       if (obj == 0)
         obj = node_alloc (m, op, c, gfp, nid);
     }
+  sim_op_irqrestore (op);                      /* before the __GFP_ZERO memset */
   if (obj == 0)
     return 0;
   if (gfp & SIM_GFP_ZERO)
@@ -1143,10 +1148,16 @@ static void
 cache_free (SimSlab *m, SimOp *op, SlabCache *c, SimAddr obj)
 {
   sim_op_path (op, &m->path[P_FAST_FREE]);
+  /* kmem_cache_free and kfree run __cache_free between local_irq_save
+   * and local_irq_restore. */
+  sim_op_irqsave (op);
   c->live--;
   ArrayCache *ac = cpu_cache_get (op, c);
   if (m->n_nodes > 1 && cache_free_alien (m, op, c, obj))
-    return;
+    {
+      sim_op_irqrestore (op);
+      return;
+    }
   ac_rd (op, ac, AC_AVAIL, 8);
   if (ac->avail < ac->limit)
     stat (m, op, c, SIM_SLAB_FREEHIT);
@@ -1159,6 +1170,7 @@ cache_free (SimSlab *m, SimOp *op, SlabCache *c, SimAddr obj)
   sim_op_write (op, ac_entry_addr (ac, ac->avail), 8, SIM_MEM_CPU_SLAB);
   ac->avail++;
   ac_wr (op, ac, AC_AVAIL, 4);
+  sim_op_irqrestore (op);
 }
 
 gboolean

@@ -917,7 +917,10 @@ sim_slqb_cache_alloc (SimSlqb *m, SimOp *op, SimCacheId id, gint node, guint32 g
     node = (gint) ((guint) node % m->n_nodes);
   sim_op_path (op, &m->path[P_FAST_ALLOC]);
   Obj o;
-  if (!slab_alloc (m, op, s, gfp, node, &o))
+  sim_op_irqsave (op);                         /* slab_alloc: local_irq_save */
+  gboolean got = slab_alloc (m, op, s, gfp, node, &o);
+  sim_op_irqrestore (op);
+  if (!got)
     return 0;
   g_assert (!o.pg->out[o.idx]);
   o.pg->out[o.idx] = 1;
@@ -936,6 +939,7 @@ static void
 slab_free (SimSlqb *m, SimOp *op, SlqbCache *s, Obj o)
 {
   sim_op_path (op, &m->path[P_FAST_FREE]);
+  sim_op_irqsave (op);                         /* slab_free: local_irq_save */
   CpuSlab *c = get_cpu_slab (op, s);
   CacheList *l = &c->list;
   stat_inc (m, op, l, SIM_SLQB_FREE);
@@ -960,6 +964,7 @@ slab_free (SimSlqb *m, SimOp *op, SlqbCache *s, Obj o)
       slab_free_to_remote (m, op, s, o, c);
       stat_inc (m, op, l, SIM_SLQB_FREE_REMOTE);
     }
+  sim_op_irqrestore (op);
 }
 
 /* The page and index of a live object at @addr, or FALSE. */

@@ -420,10 +420,26 @@ wr_cpu (SimOp *op, const CpuSlab *c, guint off)
   sim_op_write (op, c->addr + off, 8, SIM_MEM_CPU_SLAB);
 }
 
+/* this_cpu_cmpxchg_double / this_cpu_cmpxchg128 on (freelist, tid): an
+ * unlocked cmpxchg16b, gs-prefixed, once @after (its operands) is ready. */
 static inline void
-rmw_cpu (SimOp *op, const CpuSlab *c, guint off, guint size)
+rmw_cpu (SimOp *op, const CpuSlab *c, guint off, guint size, SimTok after)
 {
-  sim_op_access (op, c->addr + off, size, SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
+  sim_op_rmw_local (op, c->addr + off, size, SIM_MEM_CPU_SLAB, SIM_X_CMPXCHG16B, after);
+}
+
+/* The same loads as rd_kc/rd_cpu/rd_freeptr, annotated: issued once
+ * @after (where the address comes from) is ready, not waited for. */
+static inline SimTok
+ld_kc (SimOp *op, const SlubCache *s, guint off, SimTok after)
+{
+  return sim_op_load (op, s->addr + off, 8, SIM_MEM_CACHE_META, after);
+}
+
+static inline SimTok
+ld_cpu (SimOp *op, const CpuSlab *c, guint off, guint size, SimTok after)
+{
+  return sim_op_load (op, c->addr + off, size, SIM_MEM_CPU_SLAB, after);
 }
 
 static inline void
@@ -441,8 +457,8 @@ wr_page (SimOp *op, const Slab *slab)
 static inline void
 rmw_page (SimOp *op, const Slab *slab)
 {
-  /* cmpxchg_double on (freelist, counters) in 6.18 */
-  sim_op_access (op, slab->page + 16, 16, SIM_ACC_RMW, SIM_MEM_STRUCT_PAGE);
+  /* cmpxchg_double on (freelist, counters) in 6.18: lock cmpxchg16b */
+  sim_op_atomic (op, slab->page + 16, 16, SIM_MEM_STRUCT_PAGE, SIM_X_LOCK_CMPXCHG16B);
 }
 
 static inline void
@@ -451,10 +467,25 @@ rd_freeptr (SimOp *op, const Slab *slab, guint idx)
   sim_op_read (op, obj_addr (slab, idx) + slab->s->g.offset, 8, SIM_MEM_FREEPTR);
 }
 
+/* get_freepointer: its address is the object's (a loaded value) plus
+ * s->offset. */
+static inline SimTok
+ld_freeptr (SimOp *op, const Slab *slab, guint idx, SimTok after)
+{
+  return sim_op_load (op, obj_addr (slab, idx) + slab->s->g.offset, 8, SIM_MEM_FREEPTR, after);
+}
+
 static inline void
 wr_freeptr (SimOp *op, const Slab *slab, guint idx)
 {
   sim_op_write (op, obj_addr (slab, idx) + slab->s->g.offset, 8, SIM_MEM_FREEPTR);
+}
+
+/* set_freepointer with its data (the old freelist head) ready at @after. */
+static inline void
+st_freeptr (SimOp *op, const Slab *slab, guint idx, SimTok after)
+{
+  sim_op_store (op, obj_addr (slab, idx) + slab->s->g.offset, 8, SIM_MEM_FREEPTR, after);
 }
 
 /* stat(s, item): the counter is a per-CPU unsigned in kmem_cache_cpu, so
@@ -472,8 +503,10 @@ stat_add (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item, guint v)
         slot = item < SIM_SLUB_ALLOC_NODE_MISMATCH ? (guint) item
                : item <= SIM_SLUB_DEACTIVATE_REMOTE_FREES ? (guint) item - 1
                : CLASSIC_2_6_N_STATS - 1;     /* ORDER_FALLBACK */
-      sim_op_access (op, s->cpu[op->cpu].addr + m->era->cpu_stat_offset + 4 * slot, 4,
-                     SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
+      /* c->stat[si]++ (2.6.x, irqs off) / raw_cpu_inc (6.18): an
+       * unlocked increment in memory. */
+      sim_op_rmw_local (op, s->cpu[op->cpu].addr + m->era->cpu_stat_offset + 4 * slot, 4,
+                        SIM_MEM_CPU_SLAB, SIM_X_THIS_CPU_OP, SIM_TOK_NOW);
     }
 }
 
@@ -487,14 +520,14 @@ static inline void
 slab_lock (SimSlub *m, SimOp *op, Slab *slab)
 {
   if (m->era->slab_lock)
-    sim_op_lock (op, &slab->lock, slab->page);
+    sim_op_bit_lock (op, &slab->lock, slab->page);        /* bit_spin_lock(PG_locked) */
 }
 
 static inline void
 slab_unlock (SimSlub *m, SimOp *op, Slab *slab)
 {
   if (m->era->slab_lock)
-    sim_op_unlock (op, &slab->lock, slab->page);
+    sim_op_bit_unlock (op, &slab->lock, slab->page);      /* __bit_spin_unlock */
 }
 
 static inline SlubNode *
@@ -632,7 +665,7 @@ new_slab (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
 
   SlubNode *n = node_of_slab (s, slab);
   /* inc_slabs_node: atomic counters in kmem_cache_node */
-  sim_op_access (op, n->addr + KN_NR_SLABS, 8, SIM_ACC_RMW, SIM_MEM_CACHE_META);
+  sim_op_atomic (op, n->addr + KN_NR_SLABS, 8, SIM_MEM_CACHE_META, SIM_X_LOCK_CMPXCHG);
   n->nr_slabs++;
   n->total_objects += objects;
   return slab;
@@ -644,7 +677,7 @@ discard_slab (SimSlub *m, SimOp *op, Slab *slab)
   SlubCache *s = slab->s;
   SlubNode *n = node_of_slab (s, slab);
   sim_op_path (op, &m->path[P_DISCARD_SLAB]);
-  sim_op_access (op, n->addr + KN_NR_SLABS, 8, SIM_ACC_RMW, SIM_MEM_CACHE_META);
+  sim_op_atomic (op, n->addr + KN_NR_SLABS, 8, SIM_MEM_CACHE_META, SIM_X_LOCK_CMPXCHG);
   n->nr_slabs--;
   n->total_objects -= slab->objects;
   wr_page (op, slab);                /* __ClearPageSlab, reset mapcount */
@@ -993,16 +1026,16 @@ node_match (const Slab *slab, gint node)
   return node == SIM_NUMA_NO_NODE || slab->node == (guint) node;
 }
 
-/* The reads that find this CPU's kmem_cache_cpu (or, in 2.6.23, its
- * cpu slab page). */
-static void
-locate_cpu_slab (SimSlub *m, SimOp *op, SlubCache *s)
+/* The load of this CPU's kmem_cache_cpu pointer: s->cpu_slab (the per-CPU
+ * offset is in a register), or s->cpu_slab[cpu] in the eras with an array
+ * (2.6.23: the cpu slab page's), issued once @after is ready. */
+static SimTok
+ld_cpu_slab (SimSlub *m, SimOp *op, SlubCache *s, SimTok after)
 {
   if (m->era->cpu_ptr_array)
-    sim_op_read (op, s->addr + m->era->kmem_cache_size + 8 * m->n_nodes + 8 * op->cpu, 8,
-                 SIM_MEM_CACHE_META);
-  else
-    rd_kc (op, s, KC_CPU_SLAB);
+    return sim_op_load (op, s->addr + m->era->kmem_cache_size + 8 * m->n_nodes + 8 * op->cpu, 8,
+                        SIM_MEM_CACHE_META, after);
+  return ld_kc (op, s, KC_CPU_SLAB, after);
 }
 
 static guint16
@@ -1100,7 +1133,7 @@ slow_alloc_618 (SimSlub *m, SimOp *op, SlubCache *s, CpuSlab *c, gint node,
           c->slab = NULL;
           c->freelist = NIL;
           c->tid++;
-          rmw_cpu (op, c, CC_FREELIST, 16);
+          rmw_cpu (op, c, CC_FREELIST, 16, op->last);
           deactivate_618 (m, op, s, slab, fl);
         }
       else
@@ -1192,45 +1225,67 @@ sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 g
     }
 
   sim_op_path (op, &m->path[P_FAST_ALLOC]);
-  locate_cpu_slab (m, op, s);
+  /* Before the lockless fast path (2.6.39) slab_alloc ran with irqs off. */
+  if (!e->tid)
+    sim_op_irqsave (op);
+  /* The dependency chain of the fast path: the kmem_cache_cpu pointer, then
+   * c->freelist (c->tid in the same line) and the free pointer's offset
+   * independently, then the object's free pointer, whose address is the
+   * freelist head: the pointer chase that serialises. */
+  SimTok t_c = ld_cpu_slab (m, op, s, SIM_TOK_NOW);
+  SimTok t_fl;
   Slab *slab = c->slab;
   if (e->page_lockless)
     {
+      sim_op_use (op, t_c);
       if (slab)
         rd_page (op, slab);                    /* page->lockless_freelist */
+      t_fl = op->t;
     }
   else
-    rd_cpu (op, c, CC_FREELIST);
+    t_fl = ld_cpu (op, c, CC_FREELIST, 8, t_c);
 
   guint16 obj;
   if (slab && c->freelist != NIL && node_match (slab, node))
     {
       /* Fast path: pop the cpu freelist. */
+      SimTok t_off = op->t;
       if (e->cpu_has_offset)
-        rd_cpu (op, c, CC_OFFSET_2_6_33);      /* c->offset, c->objsize */
+        t_off = ld_cpu (op, c, CC_OFFSET_2_6_33, 8, t_c);   /* c->offset, c->objsize */
       else if (!e->page_lockless)
-        rd_kc (op, s, KC_OFFSET);              /* s->offset */
+        t_off = ld_kc (op, s, KC_OFFSET, SIM_TOK_NOW);     /* s->offset */
       obj = c->freelist;
-      rd_freeptr (op, slab, obj);
+      SimTok t_next = ld_freeptr (op, slab, obj, MAX (t_fl, t_off));
       c->freelist = slab->next_free[obj];
       if (e->tid)
         {
-          rmw_cpu (op, c, CC_FREELIST, 16);    /* cmpxchg (freelist, tid) */
+          rmw_cpu (op, c, CC_FREELIST, 16, t_next);  /* cmpxchg (freelist, tid) */
           c->tid++;
         }
       else if (e->page_lockless)
-        wr_page (op, slab);
+        {
+          sim_op_use (op, t_next);
+          wr_page (op, slab);
+        }
       else
-        wr_cpu (op, c, CC_FREELIST);
+        sim_op_store (op, c->addr + CC_FREELIST, 8, SIM_MEM_CPU_SLAB, t_next);
       stat (m, op, s, SIM_SLUB_ALLOC_FASTPATH);
+      /* The caller gets the object: its address must be there. */
+      sim_op_use (op, t_fl);
     }
   else
     {
       slab = e->tid ? slow_alloc_618 (m, op, s, c, node, gfp, &obj)
                     : slow_alloc_2_6 (m, op, s, c, node, gfp, &obj);
       if (slab == NULL)
-        return 0;
+        {
+          if (!e->tid)
+            sim_op_irqrestore (op);
+          return 0;
+        }
     }
+  if (!e->tid)
+    sim_op_irqrestore (op);                    /* before the __GFP_ZERO memset */
   SimAddr addr = obj_addr (slab, obj);
   if (gfp & SIM_GFP_ZERO)
     zero_object (op, s, addr);
@@ -1389,37 +1444,56 @@ slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
     }
 
   sim_op_path (op, &m->path[P_FAST_FREE]);
-  locate_cpu_slab (m, op, s);
+  if (!e->tid)
+    sim_op_irqsave (op);                       /* 2.6.x slab_free: irqs off */
+  /* s came from the object's struct page (the previous load); c->freelist
+   * (c->slab, c->tid beside it) and the offset are independent of each
+   * other; the object's free pointer is stored with the old head. */
+  SimTok t_c = ld_cpu_slab (m, op, s, op->last);
+  SimTok t_fl = t_c;
   if (!e->page_lockless)
-    rd_cpu (op, c, CC_FREELIST);               /* c->page / c->slab, c->freelist */
+    t_fl = ld_cpu (op, c, CC_FREELIST, 8, t_c);   /* c->page / c->slab, c->freelist */
   if (e->pcpu_layout == PCPU_STATIC_ARRAY || e->pcpu_layout == PCPU_KMALLOC_STATIC)
-    sim_op_read (op, c->addr + CC_PAGE, 12, SIM_MEM_CPU_SLAB);  /* c->page, c->node */
+    {
+      SimTok t_pg = ld_cpu (op, c, CC_PAGE, 12, t_c);     /* c->page, c->node */
+      t_fl = MAX (t_fl, t_pg);
+    }
   s->live--;
   if (slab == c->slab)
     {
+      SimTok t_off = t_c;
       if (e->cpu_has_offset)
-        rd_cpu (op, c, CC_OFFSET_2_6_33);
+        t_off = ld_cpu (op, c, CC_OFFSET_2_6_33, 8, t_c);
       else if (!e->page_lockless)
-        rd_kc (op, s, KC_OFFSET);
+        t_off = ld_kc (op, s, KC_OFFSET, SIM_TOK_NOW);
       slab->next_free[obj] = c->freelist;
-      wr_freeptr (op, slab, obj);
+      st_freeptr (op, slab, obj, MAX (t_fl, t_off));
       c->freelist = obj;
       if (e->tid)
         {
-          rmw_cpu (op, c, CC_FREELIST, 16);
+          rmw_cpu (op, c, CC_FREELIST, 16, t_fl);
           c->tid++;
         }
       else if (e->page_lockless)
-        wr_page (op, slab);
+        {
+          sim_op_use (op, t_c);
+          wr_page (op, slab);
+        }
       else
-        wr_cpu (op, c, CC_FREELIST);
+        sim_op_store (op, c->addr + CC_FREELIST, 8, SIM_MEM_CPU_SLAB, t_c);
       stat (m, op, s, SIM_SLUB_FREE_FASTPATH);
+      if (!e->tid)
+        sim_op_irqrestore (op);
       return;
     }
+  /* The slow path's decisions wait for what the fast path loaded. */
+  sim_op_use (op, t_fl);
   if (e->tid)
     slow_free_618 (m, op, s, slab, obj, obj, 1);
   else
     slow_free_2_6 (m, op, s, slab, obj);
+  if (!e->tid)
+    sim_op_irqrestore (op);
 }
 
 gboolean
@@ -1524,7 +1598,7 @@ do_slab_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head,
   slab->next_free[tail] = c->freelist;
   wr_freeptr (op, slab, tail);
   c->freelist = head;
-  rmw_cpu (op, c, CC_FREELIST, 16);           /* cmpxchg (freelist, tid) */
+  rmw_cpu (op, c, CC_FREELIST, 16, op->last);           /* cmpxchg (freelist, tid) */
   c->tid++;
   stat_add (m, op, s, SIM_SLUB_FREE_FASTPATH, cnt);
 }

@@ -900,6 +900,20 @@ sim_memsys_machine (const SimMemSys *ms)
   return ms->m;
 }
 
+const SimCoreSpec *
+sim_memsys_core (const SimMemSys *ms)
+{
+  /* A machine built in code rather than loaded (tests) leaves core zeroed:
+   * it gets the serial model too. */
+  return ms->m && ms->m->core.cpi_milli ? &ms->m->core : sim_core_spec_serial ();
+}
+
+guint
+sim_memsys_hit_latency (const SimMemSys *ms)
+{
+  return ms->n_levels ? ms->lv[0].latency : 0;
+}
+
 void
 sim_memsys_level_geometry (const SimMemSys *ms, guint l, guint64 *size, guint *ways,
                            guint *line)

@@ -7,8 +7,9 @@
  * levels; MESI, MESIF or MOESI through an exact directory consulted only on
  * private misses and upgrades; latencies from the machine's table (level hit,
  * local/remote clean/HITM transfer, local/remote DRAM by home node).
- * Not modelled: prefetchers, queueing, bandwidth and contention, overlapping
- * misses (each access is applied alone, in order, with a fixed latency),
+ * Not modelled: prefetchers, queueing, bandwidth and contention (each access
+ * is applied alone, in program order, with a fixed latency; which accesses
+ * overlap in time is the core model's business, models/alloc/alloc.h),
  * TLBs, instruction caches, snoop-filter capacity.  docs/models/cache.md
  * defines every counter and transition; models/cache/memsys.c's essay says
  * how the state is kept.
@@ -174,6 +175,11 @@ gboolean   sim_memsys_check          (const SimMemSys *ms, GError **error);
 /* The machine of a full-mode memsys (NULL in Cachegrind mode), and the
  * geometry of level @l, for reports. */
 const SimMachine *sim_memsys_machine (const SimMemSys *ms);
+/* The core timing model of the machine (the serial model in Cachegrind
+ * mode), and the first level's hit latency: a longer latency is a miss,
+ * which holds a fill buffer (models/alloc/alloc.h). */
+const SimCoreSpec *sim_memsys_core  (const SimMemSys *ms);
+guint      sim_memsys_hit_latency    (const SimMemSys *ms);
 void       sim_memsys_level_geometry (const SimMemSys *ms, guint l, guint64 *size,
                                       guint *ways, guint *line);
 

@@ -172,6 +172,8 @@ struct SimPageAlloc {
   PaPcp      *pcp;           /* [n_cpus][n_nodes][2] */
   guint64     allocated_pages;
   SimPageStats stats;
+  SimPageObserver observer;  /* sim_page_set_observer; NULL: none */
+  gpointer    observer_data;
 };
 
 /* ---- Small helpers. ---- */
@@ -319,6 +321,10 @@ pa_zone_lock (SimPageAlloc *pa, PaZone *z, SimOp *op)
 {
   guint64 before = op->cost.lock_wait;
   sim_op_path (op, &pa->path[P_LOCK]);
+  /* 6.18 takes zone->lock with spin_lock_irqsave; the 2.6 eras run the
+   * whole allocation or free with irqs off (sim_page_alloc). */
+  if (pa->era == SIM_PAGE_ERA_6_18)
+    sim_op_irqsave (op);
   sim_op_lock (op, &z->lock, z->lock_addr);
   pa->stats.zone_lock_acquisitions++;
   pa->stats.zone_lock_wait_cycles += op->cost.lock_wait - before;
@@ -329,6 +335,8 @@ pa_zone_unlock (SimPageAlloc *pa, PaZone *z, SimOp *op)
 {
   sim_op_path (op, &pa->path[P_LOCK]);
   sim_op_unlock (op, &z->lock, z->lock_addr);
+  if (pa->era == SIM_PAGE_ERA_6_18)
+    sim_op_irqrestore (op);
 }
 
 /* ---- The buddy allocator (caller holds zone->lock). ---- */
@@ -577,6 +585,9 @@ static void
 pa_pcp_drain_one (SimPageAlloc *pa, PaZone *z, SimOp *op, PaPcp *p, guint li, guint order)
 {
   guint32 f = p->lists[li].tail;
+  if (pa->observer)
+    pa->observer (SIM_PAGE_EV_PCP_DRAIN, op->cpu, pa_frame_addr (z, f), order,
+                  pa->observer_data);
   sim_op_path (op, &pa->path[P_BULK_PAGE]);
   pa_list_del (z, op, &p->lists[li], pa_pcp_list_addr (pa, p, li), f);
   z->state[f] = PA_ST_NONE;
@@ -901,6 +912,12 @@ pa_zone_of (const SimPageAlloc *pa, SimAddr addr, guint32 *frame)
   return z;
 }
 
+static SimAddr page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
+                           guint32 gfp, gboolean compound);
+
+/* 2.6.x: buffered_rmqueue runs with irqs off (local_irq_save for the pcp,
+ * spin_lock_irqsave for the buddy lists), and so do free_hot_cold_page and
+ * __free_pages_ok: the irq save/restore pair the machine prices. */
 SimAddr
 sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
                 guint32 gfp, gboolean compound)
@@ -908,7 +925,19 @@ sim_page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node,
   g_return_val_if_fail (pa != NULL && op != NULL, 0);
   g_return_val_if_fail (order < PA_MAX_ORDER, 0);
   g_return_val_if_fail (op->cpu < pa->n_cpus, 0);
+  gboolean irq = pa->era != SIM_PAGE_ERA_6_18;
+  if (irq)
+    sim_op_irqsave (op);
+  SimAddr a = page_alloc (pa, op, order, node, gfp, compound);
+  if (irq)
+    sim_op_irqrestore (op);
+  return a;
+}
 
+static SimAddr
+page_alloc (SimPageAlloc *pa, SimOp *op, guint order, gint node, guint32 gfp,
+            gboolean compound)
+{
   guint pref = node < 0 ? pa_cpu_node (pa, op->cpu) : (guint) node % pa->n_nodes;
   guint tries = (gfp & SIM_GFP_THISNODE) ? 1 : pa->n_nodes;
   gboolean drained = FALSE;
@@ -938,6 +967,9 @@ retry:
       pa_prep_new (pa, z, op, f, order, gfp, compound);
       pa->allocated_pages += 1u << order;
       pa->stats.alloc++;
+      if (pa->observer)
+        pa->observer (SIM_PAGE_EV_ALLOC, op->cpu, pa_frame_addr (z, f), order,
+                      pa->observer_data);
       return pa_frame_addr (z, f);
     }
   /* A sleeping allocation would reclaim (nothing to reclaim here) and
@@ -966,7 +998,12 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
   guint8 st = z->state[f];
   g_return_if_fail (ST_KIND (st) == PA_ST_ALLOC && ST_ORDER (st) == order);
 
+  if (pa->observer)
+    pa->observer (SIM_PAGE_EV_FREE, op->cpu, addr, order, pa->observer_data);
   sim_op_path (op, &pa->path[P_FREE_ENTRY]);
+  gboolean irq = pa->era != SIM_PAGE_ERA_6_18;
+  if (irq)
+    sim_op_irqsave (op);
   pa_free_prepare (pa, z, op, f, order, ST_COMP (st));
   pa->allocated_pages -= 1u << order;
   pa->stats.free++;
@@ -982,6 +1019,16 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
       pa_free_one (pa, z, op, f, order);
       pa_zone_unlock (pa, z, op);
     }
+  if (irq)
+    sim_op_irqrestore (op);
+}
+
+void
+sim_page_set_observer (SimPageAlloc *pa, SimPageObserver fn, gpointer data)
+{
+  g_return_if_fail (pa != NULL);
+  pa->observer = fn;
+  pa->observer_data = data;
 }
 
 guint

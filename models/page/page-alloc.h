@@ -86,6 +86,23 @@ SimAddr sim_page_alloc   (SimPageAlloc *pa, SimOp *op, guint order, gint node,
                           guint32 gfp, gboolean compound);
 void    sim_page_free    (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order);
 
+/* An observer of the page allocator's decisions, as the kernel's page
+ * tracepoints would print them: every block handed out (mm_page_alloc) or
+ * given back (mm_page_free) by sim_page_alloc / sim_page_free, and every
+ * block a pcp drain returns to the buddy lists (mm_page_pcpu_drain, once per
+ * block).  The replay uses it to compare with a recording and to emit a
+ * trace (sim/run/replay.c); it must not call back into the allocator. */
+typedef enum {
+  SIM_PAGE_EV_ALLOC,
+  SIM_PAGE_EV_FREE,
+  SIM_PAGE_EV_PCP_DRAIN,
+} SimPageEvent;
+
+typedef void (*SimPageObserver) (SimPageEvent ev, guint cpu, SimAddr addr, guint order,
+                                 gpointer data);
+/* Set (or with @fn NULL clear) the observer. */
+void sim_page_set_observer (SimPageAlloc *pa, SimPageObserver fn, gpointer data);
+
 /* Address of the struct page describing the page that holds @addr. */
 SimAddr sim_page_struct  (const SimPageAlloc *pa, SimAddr addr);
 /* The head page's address for any address inside a compound page

@@ -3,6 +3,7 @@
 #include "sim/core/errors.h"
 #include "slabsim-config.h"
 
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@ static gboolean cmd_help (int argc, char **argv, GError **error);
 
 static const SimVerb verbs[] = {
   { "run",      "replay a kmem trace through allocator models on a machine", sim_cmd_run },
+  { "validate", "compare a model's allocator decisions with the recording kernel's", sim_cmd_validate },
   { "slab-test", "run the slab_test kernel module's kmalloc/kfree loops on a machine",
     sim_cmd_slab_test },
   { "cachesim", "replay a memory-address trace through a machine's caches", sim_cmd_cachesim },
@@ -23,6 +25,15 @@ static const SimVerb verbs[] = {
   { "help",     "show help for slabsim or one verb",                        cmd_help },
   { NULL, NULL, NULL }
 };
+
+gboolean
+sim_cli_same_file (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+  if (g_stat (a, &sa) != 0 || g_stat (b, &sb) != 0)
+    return FALSE;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 const SimVerb *
 sim_cli_verbs (void)

@@ -48,7 +48,12 @@ gboolean sim_cmd_machine_probe (int argc, char **argv, GError **error);
 gboolean sim_cmd_trace    (int argc, char **argv, GError **error);
 gboolean sim_cmd_geometry (int argc, char **argv, GError **error);
 gboolean sim_cmd_record   (int argc, char **argv, GError **error);
+/* TRUE when @a and @b name the same existing file (an output must not
+ * replace an input). */
+gboolean sim_cli_same_file (const char *a, const char *b);
+
 gboolean sim_cmd_run      (int argc, char **argv, GError **error);
+gboolean sim_cmd_validate (int argc, char **argv, GError **error);
 gboolean sim_cmd_sweep    (int argc, char **argv, GError **error);
 gboolean sim_cmd_merge    (int argc, char **argv, GError **error);
 gboolean sim_cmd_report   (int argc, char **argv, GError **error);

@@ -27,7 +27,7 @@ gboolean
 sim_cmd_run (int argc, char **argv, GError **error)
 {
   g_autofree char *machine_name = NULL, *replay = NULL, *format = NULL, *output = NULL;
-  g_autofree char *touch = NULL;
+  g_autofree char *touch = NULL, *emit_path = NULL, *warm = NULL;
   g_auto (GStrv) sets = NULL, allocators = NULL;
   gint check_every = 0;
   gboolean check = FALSE, per_cpu = FALSE, lenient = FALSE;
@@ -51,6 +51,12 @@ sim_cmd_run (int argc, char **argv, GError **error)
       "With --check, also check every N events", "N" },
     { "per-cpu", 0, 0, G_OPTION_ARG_NONE, &per_cpu, "Add per-CPU memory counters", NULL },
     { "lenient", 0, 0, G_OPTION_ARG_NONE, &lenient, "Skip malformed trace lines", NULL },
+    { "emit-trace", 0, 0, G_OPTION_ARG_FILENAME, &emit_path,
+      "Write the replay as an ftrace-text kmem trace with the model's addresses (gzip for .gz; "
+      "one allocator)", "FILE" },
+    { "warm", 0, 0, G_OPTION_ARG_STRING, &warm,
+      "none (default) or unknown-frees: place the objects the trace frees but never allocated "
+      "in slabs before the replay", "MODE" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = sim_cli_context (argv[0], "TRACE",
@@ -95,6 +101,31 @@ sim_cmd_run (int argc, char **argv, GError **error)
         }
     }
 
+  if (warm && strcmp (warm, "unknown-frees") == 0)
+    opt.warm = TRUE;
+  else if (warm && strcmp (warm, "none") != 0)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "run: --warm takes none or unknown-frees, not \"%s\"", warm);
+      return FALSE;
+    }
+  if (emit_path && allocators && g_strv_length (allocators) > 1)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "run: --emit-trace writes one replay: give one --allocator");
+      return FALSE;
+    }
+  if (emit_path && sim_cli_same_file (emit_path, argv[1]))
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "run: --emit-trace %s is the input trace; refusing to replace it", emit_path);
+      return FALSE;
+    }
+  if (emit_path && !sim_output_check (emit_path, error))
+    {
+      g_prefix_error (error, "run: --emit-trace: ");
+      return FALSE;
+    }
   /* Before the replay, which may take minutes: a bad -o fails now. */
   if (!sim_output_check (output, error))
     {
@@ -120,6 +151,17 @@ sim_cmd_run (int argc, char **argv, GError **error)
       opt.progress = on_progress;
       opt.progress_data = &prog;
     }
+  if (emit_path)
+    {
+      g_autofree char *hdr = g_strdup_printf ("emitted by slabsim run --emit-trace: %s on %s, "
+                                              "replaying %s\nobject and page addresses are "
+                                              "the model's (direct map 0xffff888000000000 + "
+                                              "simulated physical address)", specs[0],
+                                              machine->name, argv[1]);
+      opt.emit = sim_trace_emit_open (emit_path, hdr, error);
+      if (opt.emit == NULL)
+        ok = FALSE;
+    }
   for (guint i = 0; i < n && ok; i++)
     {
       g_free (prog.label);
@@ -130,6 +172,14 @@ sim_cmd_run (int argc, char **argv, GError **error)
         prog.total = results[0].events;
     }
   sim_progress_finish (&prog.bar);
+  if (opt.emit)
+    {
+      if (ok)
+        ok = sim_trace_emit_close (opt.emit, error);
+      else
+        sim_trace_emit_abort (opt.emit);
+      opt.emit = NULL;
+    }
   g_free (prog.label);
 
   g_autoptr (SimTraceInfo) info = NULL;

@@ -91,6 +91,9 @@ static const SimField root_fields[] = {
     "NUMA layout and DRAM latencies" },
   { "seed", SIM_FIELD_UINT, 0, SIM_FIELD_AT (SimMachine, seed), "1", 0, 0, NULL,
     "integer", "seed of the PRNG used by random replacement" },
+  { "core", SIM_FIELD_CUSTOM, 0, -1, 0, NULL, 0, 0, NULL, "mapping",
+    "the core's timing: cycles per instruction, misses in flight, store buffer, "
+    "instruction costs (absent: the serial model)" },
 };
 
 static const SimField topo_fields[] = {
@@ -167,6 +170,43 @@ static const SimField memory_fields[] = {
     "load from the DRAM of another node" },
 };
 
+/* The core section.  Defaults are the serial model (SimCoreSpec). */
+static const SimField core_fields[] = {
+  { "cpi", SIM_FIELD_CUSTOM, 0, -1, 0, "1.0", 0, 0, NULL, "number",
+    "cycles per plain instruction, 0.05 to 20 (the instruction counts of the paths times this)" },
+  { "fill_buffers", SIM_FIELD_UINT, 0, SIM_FIELD_AT (SimCoreSpec, fill_buffers), "1",
+    1, SIM_CORE_MAX_MISSES, NULL, "integer",
+    "L1d misses in flight at once (line fill buffers, miss address buffers); 1 = serial" },
+  { "store_buffer", SIM_FIELD_UINT, 0, SIM_FIELD_AT (SimCoreSpec, store_buffer), "0",
+    0, SIM_CORE_MAX_STORES, NULL, "integer",
+    "store buffer entries; 0 = every store waits for its own latency" },
+  { "costs", SIM_FIELD_CUSTOM, 0, -1, 0, NULL, 0, 0, NULL, "mapping",
+    "cycles of the instructions below, beyond their memory access; each defaults to 0" },
+};
+
+static const SimField cost_fields[] = {
+#define COST_FIELD(e, key, doc)                                                      \
+  { key, SIM_FIELD_LATENCY, 0, G_STRUCT_OFFSET (SimCoreSpec, cost[SIM_X_##e]), sizeof (guint), \
+    "0", 0, 0, NULL, "latency", doc },
+  SIM_XCOSTS (COST_FIELD)
+#undef COST_FIELD
+};
+
+static const SimCoreSpec serial_core = { .cpi_milli = 1000, .fill_buffers = 1 };
+
+const SimCoreSpec *
+sim_core_spec_serial (void)
+{
+  return &serial_core;
+}
+
+const char *
+sim_xcost_name (SimXCost x)
+{
+  g_return_val_if_fail (x < SIM_X_N, NULL);
+  return cost_fields[x].key;
+}
+
 static const SimSchemaSection sections[] = {
   { "", root_fields, G_N_ELEMENTS (root_fields) },
   { "topology", topo_fields, G_N_ELEMENTS (topo_fields) },
@@ -174,6 +214,8 @@ static const SimSchemaSection sections[] = {
   { "caches.NAME", cache_fields, G_N_ELEMENTS (cache_fields) },
   { "coherence", coherence_fields, G_N_ELEMENTS (coherence_fields) },
   { "memory", memory_fields, G_N_ELEMENTS (memory_fields) },
+  { "core", core_fields, G_N_ELEMENTS (core_fields) },
+  { "core.costs", cost_fields, G_N_ELEMENTS (cost_fields) },
   { NULL, NULL, 0 },
 };
 
@@ -206,6 +248,10 @@ known_path (const char *const *s, guint n, gpointer user_data)
     return fields_have (coherence_fields, G_N_ELEMENTS (coherence_fields), s[1]);
   if (n == 2 && strcmp (s[0], "memory") == 0)
     return fields_have (memory_fields, G_N_ELEMENTS (memory_fields), s[1]);
+  if (n == 2 && strcmp (s[0], "core") == 0)
+    return fields_have (core_fields, G_N_ELEMENTS (core_fields), s[1]);
+  if (n == 3 && strcmp (s[0], "core") == 0 && strcmp (s[1], "costs") == 0)
+    return fields_have (cost_fields, G_N_ELEMENTS (cost_fields), s[2]);
   if (n == 3 && strcmp (s[0], "caches") == 0)
     return sim_yaml_lookup (sim_yaml_lookup (doc->root, "caches"), s[1]) != NULL
            && fields_have (cache_fields, G_N_ELEMENTS (cache_fields), s[2]);
@@ -523,6 +569,54 @@ out:
   return ok;
 }
 
+/* ---------------------------------------------------------------- core */
+
+static gboolean
+parse_cpi (const SimYamlNode *v, guint *milli, GError **error)
+{
+  if (v->kind != SIM_YAML_SCALAR)
+    {
+      sim_yaml_error (error, v, FALSE, SIM_CONFIG_ERROR_BAD_VALUE,
+                      "expected a number of cycles per instruction, e.g. 0.8");
+      return FALSE;
+    }
+  char *end = NULL;
+  double d = g_ascii_strtod (v->scalar, &end);
+  if (end == v->scalar || *end != '\0' || !(d >= 0.05 && d <= 20.0))
+    {
+      sim_yaml_error (error, v, FALSE, SIM_CONFIG_ERROR_BAD_VALUE,
+                      "\"%s\" is not a number of cycles per instruction between 0.05 and 20",
+                      v->scalar);
+      return FALSE;
+    }
+  *milli = (guint) (d * 1000.0 + 0.5);
+  return TRUE;
+}
+
+/* core: is optional; without it (or without a key of it) the serial
+ * model's value applies. */
+static gboolean
+load_core (SimMachine *m, const SimYamlNode *node, GError **error)
+{
+  m->core = serial_core;
+  if (node == NULL)
+    return TRUE;
+  if (!sim_yaml_expect (node, SIM_YAML_MAPPING, error)
+      || !sim_schema_load (node, core_fields, G_N_ELEMENTS (core_fields), &m->core,
+                           m->frequency_ghz, error))
+    return FALSE;
+  const SimYamlNode *cpi = sim_yaml_lookup (node, "cpi");
+  if (cpi && !parse_cpi (cpi, &m->core.cpi_milli, error))
+    return FALSE;
+  const SimYamlNode *costs = sim_yaml_lookup (node, "costs");
+  if (costs
+      && (!sim_yaml_expect (costs, SIM_YAML_MAPPING, error)
+          || !sim_schema_load (costs, cost_fields, G_N_ELEMENTS (cost_fields), &m->core,
+                               m->frequency_ghz, error)))
+    return FALSE;
+  return TRUE;
+}
+
 /* ------------------------------------------------------------- loading */
 
 static gboolean
@@ -593,6 +687,7 @@ machine_from_doc (SimYamlDoc *doc, const char *origin, const char *const *overri
       || !load_section (m, root, "coherence", coherence_fields,
                         G_N_ELEMENTS (coherence_fields), error)
       || !load_section (m, root, "memory", memory_fields, G_N_ELEMENTS (memory_fields), error)
+      || !load_core (m, sim_yaml_lookup (root, "core"), error)
       || !check_model (m, root, error))
     return NULL;
   return g_steal_pointer (&m);
@@ -841,6 +936,15 @@ sim_machine_to_yaml (const SimMachine *m)
         {
           g_string_append (out, "memory:\n");
           emit_fields (out, "  ", memory_fields, G_N_ELEMENTS (memory_fields), m);
+        }
+      else if (strcmp (f->key, "core") == 0)
+        {
+          g_string_append (out, "core:\n");
+          g_string_append_printf (out, "  cpi: %u.%03u\n", m->core.cpi_milli / 1000,
+                                  m->core.cpi_milli % 1000);
+          emit_fields (out, "  ", core_fields, G_N_ELEMENTS (core_fields), &m->core);
+          g_string_append (out, "  costs:\n");
+          emit_fields (out, "    ", cost_fields, G_N_ELEMENTS (cost_fields), &m->core);
         }
       else
         emit_fields (out, "", f, 1, m);

@@ -54,6 +54,51 @@ typedef struct {
   guint          latency;     /* hit latency, cycles (load-to-use) */
 } SimCacheLevelSpec;
 
+/* The instructions whose cost dominates the allocators' short paths,
+ * charged by the models through sim_op_xcost() and friends
+ * (models/alloc/alloc.h).  Cycles each, beyond the memory access the
+ * instruction makes (the cache model charges that); per microarchitecture
+ * in the machine file's core.costs (docs/machines.md, docs/models/timing.md).
+ * X (enum suffix, "yaml key", "what") */
+#define SIM_XCOSTS(X)                                                              \
+  X (LOCK_CMPXCHG,    "lock_cmpxchg",    "a locked read-modify-write: lock cmpxchg, lock xadd, lock inc") \
+  X (CMPXCHG,         "cmpxchg",         "cmpxchg without lock (cmpxchg_local)")     \
+  X (CMPXCHG8B,       "cmpxchg8b",       "cmpxchg8b without lock")                   \
+  X (CMPXCHG16B,      "cmpxchg16b",      "cmpxchg16b without lock (this_cpu_cmpxchg_double)") \
+  X (LOCK_CMPXCHG16B, "lock_cmpxchg16b", "lock cmpxchg16b (cmpxchg_double on struct page)") \
+  X (IRQ_SAVE,        "irq_save",        "local_irq_save: pushf; pop; cli")          \
+  X (IRQ_RESTORE,     "irq_restore",     "local_irq_restore: push; popf")            \
+  X (PREEMPT,         "preempt",         "preempt_disable or preempt_enable: one inc/dec of preempt_count") \
+  X (THIS_CPU_OP,     "this_cpu_op",     "a gs-prefixed per-CPU read-modify-write (this_cpu_inc)") \
+  X (SPIN_LOCK,       "spin_lock",       "uncontended spin_lock fast path, beyond its atomic's access") \
+  X (SPIN_UNLOCK,     "spin_unlock",     "spin_unlock fast path")                    \
+  X (BIT_SPIN_LOCK,   "bit_spin_lock",   "bit_spin_lock fast path (lock bts)")       \
+  X (BIT_SPIN_UNLOCK, "bit_spin_unlock", "__bit_spin_unlock (a plain store)")       \
+  X (CALL,            "call",            "a function call and its return, beyond the instructions counted")
+
+typedef enum {
+#define SIM_XCOST_ENUM(e, key, doc) SIM_X_##e,
+  SIM_XCOSTS (SIM_XCOST_ENUM)
+#undef SIM_XCOST_ENUM
+  SIM_X_N
+} SimXCost;
+
+/* Most misses and stores a SimOp tracks in flight (bounds the YAML). */
+#define SIM_CORE_MAX_MISSES 64
+#define SIM_CORE_MAX_STORES 256
+
+/* The core's timing parameters (docs/models/timing.md).  A machine file
+ * without a core: section gets the serial model: one cycle per
+ * instruction, one miss at a time, no store buffer, no extra cost for any
+ * instruction; these defaults are what slabsim charged before the core
+ * model existed. */
+typedef struct {
+  guint   cpi_milli;          /* cycles per plain instruction x 1000 */
+  guint   fill_buffers;       /* L1d misses in flight at once (>= 1) */
+  guint   store_buffer;       /* store buffer entries (0 = stores serial) */
+  guint   cost[SIM_X_N];      /* cycles, SimXCost */
+} SimCoreSpec;
+
 typedef struct {
   guint socket;               /* 0-based */
   guint core;                 /* core index within its socket */
@@ -96,6 +141,8 @@ typedef struct {
   guint    lat_dram_remote;   /* cycles */
 
   guint64  seed;              /* for random replacement */
+
+  SimCoreSpec core;           /* instruction costs, MLP, store buffer */
 } SimMachine;
 
 /* Load a machine by name (a file configs/machines/NAME.yaml found in the
@@ -120,6 +167,12 @@ char       *sim_machine_to_yaml (const SimMachine *m);
 
 /* Names of the bundled machines (NULL-terminated, static). */
 const char *const *sim_machine_builtin_names (void);
+
+/* The serial core model (see SimCoreSpec), for machines without core: and
+ * for Cachegrind mode. */
+const SimCoreSpec *sim_core_spec_serial (void);
+/* The YAML key of an instruction cost ("lock_cmpxchg"). */
+const char *sim_xcost_name (SimXCost x);
 
 /* Helpers over the resolved topology. */
 static inline guint

@@ -232,6 +232,11 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
   g_string_append_printf (o, "Recording kernel's own allocations left out: %" G_GUINT64_FORMAT
                           " allocs, %" G_GUINT64_FORMAT " frees (obj_exts vectors, sheaves)\n",
                           res->skipped_internal_allocs, res->skipped_internal_frees);
+  if (res->warm_objects || res->warm_unplaced)
+    g_string_append_printf (o, "Warm start: %" G_GUINT64_FORMAT " objects freed but never "
+                            "allocated placed before the replay, %" G_GUINT64_FORMAT " of their "
+                            "frees replayed, %" G_GUINT64_FORMAT " could not be placed\n",
+                            res->warm_objects, res->warm_frees, res->warm_unplaced);
   if (res->events_without_cpu)
     g_string_append_printf (o, "Note: %" G_GUINT64_FORMAT " events had no CPU in the trace "
                             "(a per-task perf recording) and were replayed on CPU 0\n",
@@ -519,6 +524,9 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   U ("skipped_unknown_frees", res->skipped_unknown_frees);
   U ("skipped_internal_allocs", res->skipped_internal_allocs);
   U ("skipped_internal_frees", res->skipped_internal_frees);
+  U ("warm_objects", res->warm_objects);
+  U ("warm_frees", res->warm_frees);
+  U ("warm_unplaced", res->warm_unplaced);
   U ("refused_allocs", res->refused_allocs);
   U ("skipped_refused_frees", res->skipped_refused_frees);
   U ("events_without_cpu", res->events_without_cpu);

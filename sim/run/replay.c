@@ -35,6 +35,9 @@
 #include "traces/reader.h"
 #include "traces/account.h"
 #include "traces/internal.h"
+#include "traces/decisions.h"
+#include "sim/run/emit.h"
+#include "sim/run/warm.h"
 
 #include <string.h>
 
@@ -134,7 +137,54 @@ typedef struct {
   gboolean have_first_ts;
   SimTime last_start;         /* start of the previous operation (ordered replay) */
   SimReplayResult *out;
+  /* The model's decisions as trace events (opt->modelled, opt->emit). */
+  GString *page_lines;        /* page events of the running operation, for emit */
+  guint64 cur_ts;             /* timestamp of the trace event being replayed */
+  gboolean warming;           /* placing warm objects: not part of the replay */
 } Replay;
+
+/* The page allocator's observer: the model's page traffic, as the kernel's
+ * page tracepoints would print it. */
+static void
+on_page_event (SimPageEvent kind, guint cpu, SimAddr addr, guint order, gpointer data)
+{
+  Replay *rp = data;
+  if (rp->warming)
+    return;
+  guint64 pfn = addr >> SIM_PAGE_SHIFT;
+  SimDecisions *d = rp->opt->modelled;
+  SimEmitPage ek = SIM_EMIT_PAGE_ALLOC;
+  switch (kind)
+    {
+    case SIM_PAGE_EV_ALLOC:
+      if (d)
+        sim_decisions_page_alloc (d, cpu, pfn, order);
+      ek = SIM_EMIT_PAGE_ALLOC;
+      break;
+    case SIM_PAGE_EV_FREE:
+      if (d)
+        sim_decisions_page_free (d, pfn, order);
+      ek = SIM_EMIT_PAGE_FREE;
+      break;
+    case SIM_PAGE_EV_PCP_DRAIN:
+      if (d)
+        sim_decisions_pcp_drain (d, order);
+      ek = SIM_EMIT_PCP_DRAIN;
+      break;
+    }
+  if (rp->opt->emit)
+    sim_trace_emit_page_line (rp->page_lines, ek, cpu, rp->cur_ts, pfn, order);
+}
+
+static void
+flush_page_lines (Replay *rp)
+{
+  if (rp->opt->emit && rp->page_lines->len)
+    {
+      sim_trace_emit_raw (rp->opt->emit, rp->page_lines->str, rp->page_lines->len);
+      g_string_truncate (rp->page_lines, 0);
+    }
+}
 
 
 static guint32
@@ -222,9 +272,14 @@ touch_object (Replay *rp, SimOp *op, SimAddr addr, gsize size, SimAccKind kind)
 }
 
 static gboolean
-replay_free (Replay *rp, guint cpu, guint64 ts, guint64 ptr, guint64 bytes, gboolean implicit,
-             gboolean cache_free, GError **error)
+replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint64 bytes,
+             gboolean implicit, GError **error)
 {
+  guint64 ts = ev->ts_ns;
+  /* kmem_cache_free and kfree are different kernel paths (the first is
+   * handed the cache); a free the trace did not show (implicit) is taken
+   * as kfree. */
+  gboolean cache_free = !implicit && ev->kind == SIM_TRACE_CACHE_FREE;
   gpointer addrp;
   if (g_hash_table_remove (rp->internal, GSIZE_TO_POINTER (ptr)))
     {
@@ -234,13 +289,13 @@ replay_free (Replay *rp, guint cpu, guint64 ts, guint64 ptr, guint64 bytes, gboo
   if (!g_hash_table_steal_extended (rp->addr_of, GSIZE_TO_POINTER (ptr), NULL, &addrp))
     return TRUE;       /* an allocation the replay skipped */
   SimAddr addr = (SimAddr) GPOINTER_TO_SIZE (addrp);
+  if (bytes == 0)
+    /* A warm object: the trace never said its size. */
+    bytes = MAX (rp->ops->ksize (rp->model, addr), 8);
   SimOp op;
   op_start (rp, &op, cpu, ts);
   /* The caller reads the object before freeing it. */
   touch_object (rp, &op, addr, bytes, SIM_ACC_READ);
-  /* kmem_cache_free and kfree are different kernel paths (the first is
-   * handed the cache); a free the trace did not show (implicit) is taken
-   * as kfree. */
   gboolean ok = cache_free ? rp->ops->cache_free (rp->model, &op, addr)
                            : rp->ops->free (rp->model, &op, addr);
   if (!ok)
@@ -255,19 +310,52 @@ replay_free (Replay *rp, guint cpu, guint64 ts, guint64 ptr, guint64 bytes, gboo
     rp->out->implicit_frees_replayed++;
   else
     rp->out->frees_replayed++;
+  guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
+  if (rp->opt->modelled)
+    sim_decisions_obj_free (rp->opt->modelled, cpu, vaddr);
+  if (rp->opt->emit)
+    {
+      /* kfree / kmem_cache_free trace before the free itself: the line
+       * first, then the page frees it caused. */
+      if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
+        sim_trace_emit_kfree (rp->opt->emit, rp->reader, ev, cpu, vaddr);
+      else
+        sim_trace_emit_slab (rp->opt->emit, rp->reader, ev, cpu,
+                             sim_trace_reader_string (rp->reader, ev->cache_id), vaddr, TRUE);
+      flush_page_lines (rp);
+    }
   return TRUE;
 }
+
+/* The replay's name of a kmem_cache event's cache: name=, or a cache per
+ * object size for events without one. */
+static const char *
+cache_name_of (Replay *rp, const SimTraceEvent *ev, char *buf, gsize n)
+{
+  const char *name = ev->cache_id ? sim_trace_reader_string (rp->reader, ev->cache_id) : NULL;
+  if (name == NULL || *name == '\0')
+    {
+      g_snprintf (buf, n, "unnamed-%" G_GUINT64_FORMAT, ev->bytes_req);
+      name = buf;
+    }
+  return name;
+}
+
+static SimCacheId cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev,
+                                    GError **error);
 
 static SimCacheId
 cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
   char buf[64];
-  const char *name = ev->cache_id ? sim_trace_reader_string (rp->reader, ev->cache_id) : NULL;
-  if (name == NULL || *name == '\0')
-    {
-      g_snprintf (buf, sizeof buf, "unnamed-%" G_GUINT64_FORMAT, ev->bytes_req);
-      name = buf;
-    }
+  return cache_create_for (rp, cache_name_of (rp, ev, buf, sizeof buf), ev, error);
+}
+
+/* Cache @name, created on first use from @ev's sizes (only bytes_req,
+ * bytes_alloc, cpu and line are read). */
+static SimCacheId
+cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError **error)
+{
   gpointer v = g_hash_table_lookup (rp->cache_of, name);
   if (v)
     return GPOINTER_TO_UINT (v) - 1;
@@ -347,7 +435,9 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
    * time has come on this CPU's clock runs first. */
   if (rp->opt->mode == SIM_REPLAY_TIMED)
     op_sync_timed (rp, cpu, ev->ts_ns);
+  rp->cur_ts = ev->ts_ns;
   sim_engine_run (rp->eng, sim_engine_cpu_clock (rp->eng, cpu));
+  flush_page_lines (rp);
 
   if (is_free)
     {
@@ -357,6 +447,11 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
           rp->out->skipped_null_frees++;
           return TRUE;
         case SIM_FREE_UNKNOWN:
+          if (rp->opt->warm && g_hash_table_contains (rp->addr_of, GSIZE_TO_POINTER (ev->ptr)))
+            {
+              rp->out->warm_frees++;
+              return replay_free (rp, ev, cpu, ev->ptr, 0, FALSE, error);
+            }
           if (sim_trace_internal_free_site (sim_trace_reader_string (rp->reader,
                                                                      ev->call_site_id)))
             rp->out->skipped_internal_frees++;
@@ -371,16 +466,15 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
               rp->out->skipped_refused_frees++;
               return TRUE;
             }
-          return replay_free (rp, cpu, ev->ts_ns, ev->ptr, res.freed.bytes_alloc, FALSE,
-                              ev->kind == SIM_TRACE_CACHE_FREE, error);
+          return replay_free (rp, ev, cpu, ev->ptr, res.freed.bytes_alloc, FALSE, error);
         }
     }
 
   if (res.implicit && g_hash_table_remove (rp->refused, GSIZE_TO_POINTER (res.implicit_old.ptr)))
     rp->out->skipped_refused_frees++;
   else if (res.implicit
-           && !replay_free (rp, cpu, ev->ts_ns, res.implicit_old.ptr, res.implicit_old.bytes_alloc,
-                            TRUE, FALSE, error))
+           && !replay_free (rp, ev, cpu, res.implicit_old.ptr, res.implicit_old.bytes_alloc,
+                            TRUE, error))
     return FALSE;
   if (ev->ptr == 0)
     {
@@ -431,7 +525,81 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   op_finish (rp, &op, &rp->out->alloc_cycles);
   g_hash_table_insert (rp->addr_of, GSIZE_TO_POINTER (ev->ptr), GSIZE_TO_POINTER (addr));
   rp->out->allocs_replayed++;
+  guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
+  if (rp->opt->modelled)
+    {
+      char nb[64];
+      sim_decisions_alloc (rp->opt->modelled, cpu,
+                           sim_decisions_cache_name (rp->reader, ev, nb, sizeof nb), vaddr);
+    }
+  if (rp->opt->emit)
+    {
+      /* The allocation's page traffic, then its kmalloc line. */
+      char nb[64];
+      flush_page_lines (rp);
+      sim_trace_emit_slab (rp->opt->emit, rp->reader, ev, cpu,
+                           id == SIM_CACHE_NONE ? NULL : cache_name_of (rp, ev, nb, sizeof nb),
+                           vaddr, FALSE);
+    }
   return TRUE;
+}
+
+/* --warm unknown-frees: allocate the objects the trace frees but never
+ * allocated before the replay starts (layout and why: sim/run/warm.h).
+ * Their operations run on the CPU that will free them and advance its
+ * clock (they happened before the trace, but the locks they took must see
+ * one timeline); they are not in the cycle histograms, and the model's
+ * decisions and emitted trace start after them. */
+static gboolean
+place_warm (Replay *rp, const char *trace, GError **error)
+{
+  SimWarmSet ws;
+  if (!sim_warm_collect (trace, rp->opt->lenient, &ws, error))
+    return FALSE;
+  gboolean ok = TRUE;
+  rp->warming = TRUE;
+  rp->out->warm_unplaced = ws.unplaced;
+  for (guint i = 0; i < ws.objects->len && ok; i++)
+    {
+      const SimWarmObject *o = &g_array_index (ws.objects, SimWarmObject, i);
+      if (o->cpu >= rp->opt->machine->n_cpus)
+        {
+          rp->out->warm_unplaced++;
+          continue;
+        }
+      SimTraceEvent ev = { .bytes_req = o->bytes_req, .bytes_alloc = o->bytes_alloc,
+                           .cpu = (gint32) o->cpu };
+      SimCacheId id = SIM_CACHE_NONE;
+      if (o->cache)
+        {
+          id = cache_create_for (rp, o->cache, &ev, error);
+          if (id == SIM_CACHE_NONE)
+            {
+              ok = FALSE;
+              break;
+            }
+        }
+      SimOp op;
+      sim_op_begin (&op, rp->mem, o->cpu, sim_engine_cpu_clock (rp->eng, o->cpu));
+      guint32 gfp = model_gfp (o->gfp);
+      SimAddr addr = id == SIM_CACHE_NONE
+        ? rp->ops->kmalloc (rp->model, &op, o->bytes_req, SIM_NUMA_NO_NODE, gfp)
+        : rp->ops->cache_alloc (rp->model, &op, id, SIM_NUMA_NO_NODE, gfp);
+      if (addr == 0)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
+                       "%s: --warm: simulated memory exhausted placing %u objects", trace,
+                       ws.objects->len);
+          ok = FALSE;
+          break;
+        }
+      sim_engine_cpu_advance (rp->eng, o->cpu, sim_op_cycles (&op));
+      g_hash_table_insert (rp->addr_of, GSIZE_TO_POINTER (o->ptr), GSIZE_TO_POINTER (addr));
+      rp->out->warm_objects++;
+    }
+  rp->warming = FALSE;
+  sim_warm_set_clear (&ws);
+  return ok;
 }
 
 static gboolean
@@ -489,6 +657,11 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   rp.cache_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   rp.internal = g_hash_table_new (g_direct_hash, g_direct_equal);
   rp.refused = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp.page_lines = g_string_new (NULL);
+  if (opt->modelled || opt->emit)
+    sim_page_set_observer (rp.pages, on_page_event, &rp);
+  if (opt->warm && !place_warm (&rp, trace, error))
+    goto done;
 
   SimTraceEvent ev;
   GError *local = NULL;
@@ -538,6 +711,8 @@ done:
     g_hash_table_destroy (rp.cache_of);
   if (rp.internal)
     g_hash_table_destroy (rp.internal);
+  if (rp.page_lines)
+    g_string_free (rp.page_lines, TRUE);
   if (rp.addr_of)
     g_hash_table_destroy (rp.addr_of);
   if (rp.acct)

@@ -20,6 +20,8 @@
 #include "models/alloc/alloc.h"
 #include "models/page/page-alloc.h"
 #include "sim/config/machine.h"
+#include "traces/decisions.h"
+#include "sim/run/emit.h"
 
 G_BEGIN_DECLS
 
@@ -33,6 +35,14 @@ typedef struct {
   gboolean          check;         /* run it at all */
   gboolean          per_cpu;       /* keep per-CPU memory counters in the result */
   gboolean          lenient;       /* skip malformed trace lines */
+  /* --warm unknown-frees: objects the trace frees but never allocated are
+   * placed in slabs before the replay (sim/run/warm.h). */
+  gboolean          warm;
+  /* Fed the model's decisions as trace events (model addresses in
+   * direct-map form, its page traffic): `slabsim validate`.  NULL: none. */
+  SimDecisions     *modelled;
+  /* Written the replay as an ftrace-text trace (run --emit-trace). */
+  SimTraceEmit     *emit;
   /* Called every 65536 trace events with the slab events replayed so far
    * (NULL: never).  The replay itself never prints. */
   void            (*progress) (guint64 events, gpointer user_data);
@@ -73,6 +83,9 @@ typedef struct {
   /* The recording kernel's own allocations and their frees
    * (traces/internal.h), left out of the replay. */
   guint64 skipped_internal_allocs, skipped_internal_frees;
+  /* --warm: objects placed before the replay, their frees replayed (in
+   * frees), unknown frees that could not be placed. */
+  guint64 warm_objects, warm_frees, warm_unplaced;
   /* kmallocs above the model's kmalloc_max (NULL in that kernel), and the
    * frees (explicit or implicit) of their pointers */
   guint64 refused_allocs, skipped_refused_frees;

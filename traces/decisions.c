@@ -1,0 +1,372 @@
+/* decisions.c - allocator decisions read from a kmem event stream; see
+ * decisions.h for the metrics and their limits. */
+#include "traces/decisions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ORDER     11          /* buddy orders 0..10 */
+#define DIRECT_MAP_END G_GUINT64_CONSTANT (0xffffc88000000000)   /* 64 TiB of direct map */
+#define KMALLOC_MAX_CACHE 8192    /* 6.18: larger kmallocs are page allocations */
+
+typedef struct {
+  guint64 last_freed;             /* ptr + 0: none */
+  guint64 last_slab;              /* head pfn + 1: none */
+} PerCpu;
+
+typedef struct {
+  SimDecisionCache pub;
+  GHashTable *distinct;           /* head pfn set */
+  GArray *cpu;                    /* PerCpu */
+} Cache;
+
+/* A block known to be a slab: packed as cache index << 8 | old << 7 | order. */
+#define SLAB_PACK(c, old, o)  ((((guint64) (c)) << 8) | ((old) ? 0x80u : 0u) | (o))
+#define SLAB_CACHE(v)         ((guint) ((v) >> 8))
+#define SLAB_OLD(v)           (((v) & 0x80u) != 0)
+#define SLAB_ORDER(v)         ((guint) ((v) & 0x7fu))
+/* A block allocated and not yet claimed: cpu << 8 | order. */
+#define PEND_PACK(cpu, o)     ((((guint64) (cpu)) << 8) | (o))
+
+struct _SimDecisions {
+  GPtrArray *caches;              /* Cache*, first appearance */
+  GHashTable *by_name;            /* name -> index + 1 */
+  GHashTable *live;               /* ptr -> cache index + 1 */
+  GHashTable *slabs;              /* head pfn -> SLAB_PACK + 1 */
+  GHashTable *pending;            /* head pfn -> PEND_PACK + 1 */
+  SimDecisionTotals totals;
+  GArray *sorted;                 /* SimDecisionCache, for callers */
+};
+
+static void
+cache_free (gpointer p)
+{
+  Cache *c = p;
+  g_free (c->pub.name);
+  g_hash_table_destroy (c->distinct);
+  g_array_unref (c->cpu);
+  g_free (c);
+}
+
+SimDecisions *
+sim_decisions_new (void)
+{
+  SimDecisions *d = g_new0 (SimDecisions, 1);
+  d->caches = g_ptr_array_new_with_free_func (cache_free);
+  d->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  d->slabs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  d->pending = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  d->live = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  return d;
+}
+
+void
+sim_decisions_free (SimDecisions *d)
+{
+  if (d == NULL)
+    return;
+  g_ptr_array_unref (d->caches);
+  g_hash_table_destroy (d->by_name);
+  g_hash_table_destroy (d->live);
+  g_hash_table_destroy (d->slabs);
+  g_hash_table_destroy (d->pending);
+  if (d->sorted)
+    g_array_unref (d->sorted);
+  g_free (d);
+}
+
+/* guint64-keyed tables with values stored as pointer-sized numbers. */
+static guint64
+map_get (GHashTable *t, guint64 key)
+{
+  return GPOINTER_TO_SIZE (g_hash_table_lookup (t, &key));
+}
+
+static void
+map_set (GHashTable *t, guint64 key, guint64 value)
+{
+  guint64 *k = g_new (guint64, 1);
+  *k = key;
+  g_hash_table_replace (t, k, GSIZE_TO_POINTER ((gsize) value));
+}
+
+static gboolean
+map_del (GHashTable *t, guint64 key)
+{
+  return g_hash_table_remove (t, &key);
+}
+
+/* The block of @t (head pfn -> packed value with the order in its low 7
+ * bits, + 1) that contains @pfn: buddy blocks are aligned to their order. */
+static guint64
+block_containing (GHashTable *t, guint64 pfn, guint64 *head)
+{
+  for (guint k = 0; k < MAX_ORDER; k++)
+    {
+      guint64 h = pfn & ~((G_GUINT64_CONSTANT (1) << k) - 1);
+      guint64 v = map_get (t, h);
+      if (v && pfn < h + (G_GUINT64_CONSTANT (1) << ((v - 1) & 0x7f)))
+        {
+          *head = h;
+          return v;
+
+        }
+    }
+  return 0;
+}
+
+static guint
+cache_index (SimDecisions *d, const char *name)
+{
+  gpointer v = g_hash_table_lookup (d->by_name, name);
+  if (v)
+    return GPOINTER_TO_UINT (v) - 1;
+  Cache *c = g_new0 (Cache, 1);
+  c->pub.name = g_strdup (name);
+  c->pub.order = -1;
+  c->distinct = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  c->cpu = g_array_new (FALSE, TRUE, sizeof (PerCpu));
+  g_ptr_array_add (d->caches, c);
+  guint idx = d->caches->len - 1;
+  g_hash_table_insert (d->by_name, g_strdup (name), GUINT_TO_POINTER (idx + 1));
+  return idx;
+}
+
+static PerCpu *
+per_cpu (Cache *c, guint cpu)
+{
+  if (cpu >= c->cpu->len)
+    g_array_set_size (c->cpu, cpu + 1);
+  return &g_array_index (c->cpu, PerCpu, cpu);
+}
+
+static gboolean
+in_direct_map (guint64 ptr)
+{
+  return ptr >= SIM_DIRECT_MAP_BASE && ptr < DIRECT_MAP_END;
+}
+
+void
+sim_decisions_obj_free (SimDecisions *d, guint cpu, guint64 ptr)
+{
+  guint64 v = map_get (d->live, ptr);
+  if (v == 0)
+    {
+      d->totals.unknown_frees++;
+      return;
+    }
+  map_del (d->live, ptr);
+  Cache *c = g_ptr_array_index (d->caches, v - 1);
+  c->pub.frees++;
+  per_cpu (c, cpu)->last_freed = ptr;
+}
+
+void
+sim_decisions_alloc (SimDecisions *d, guint cpu, const char *cache, guint64 ptr)
+{
+  if (ptr == 0)
+    return;
+  gboolean implicit = map_get (d->live, ptr) != 0;
+  if (implicit)
+    sim_decisions_obj_free (d, cpu, ptr);
+  guint ci = cache_index (d, cache);
+  Cache *c = g_ptr_array_index (d->caches, ci);
+  if (implicit)
+    c->pub.implicit++;
+  c->pub.allocs++;
+  map_set (d->live, ptr, ci + 1);
+  PerCpu *pc = per_cpu (c, cpu);
+  if (pc->last_freed == ptr)
+    {
+      c->pub.lifo_reuse++;
+      pc->last_freed = 0;
+    }
+  if (!in_direct_map (ptr))
+    {
+      c->pub.unplaced++;
+      d->totals.unplaced++;
+      pc->last_slab = 0;
+      return;
+    }
+  guint64 pfn = (ptr - SIM_DIRECT_MAP_BASE) >> 12;
+  guint64 head = 0;
+  guint64 v = block_containing (d->slabs, pfn, &head);
+  if (v == 0)
+    {
+      guint64 pend = block_containing (d->pending, pfn, &head);
+      if (pend && ((pend - 1) >> 8) == cpu)
+        {
+          /* allocate_slab: the block just taken on this CPU holds the
+           * cache's first object. */
+          guint order = (guint) ((pend - 1) & 0x7f);
+          map_del (d->pending, head);
+          map_set (d->slabs, head, SLAB_PACK (ci, FALSE, order) + 1);
+          c->pub.new_slabs++;
+          c->pub.order = (gint) order;
+        }
+      else
+        {
+          /* A slab from before the stream (or one whose page event was
+           * lost): its extent from the cache's order. */
+          guint order = c->pub.order >= 0 ? (guint) c->pub.order : 0;
+          head = pfn & ~((G_GUINT64_CONSTANT (1) << order) - 1);
+          map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
+        }
+    }
+  if (g_hash_table_lookup_extended (c->distinct, &head, NULL, NULL) == FALSE)
+    {
+      guint64 *k = g_new (guint64, 1);
+      *k = head;
+      g_hash_table_add (c->distinct, k);
+      c->pub.distinct_slabs++;
+    }
+  if (pc->last_slab == head + 1)
+    c->pub.same_slab++;
+  pc->last_slab = head + 1;
+}
+
+void
+sim_decisions_page_alloc (SimDecisions *d, guint cpu, guint64 pfn, guint order)
+{
+  d->totals.page_allocs++;
+  if (order >= MAX_ORDER)
+    return;
+  /* A block handed out again after a free we did not see (or a stale
+   * guess of an old slab) starts over. */
+  map_del (d->slabs, pfn);
+  map_set (d->pending, pfn, PEND_PACK (cpu, order) + 1);
+}
+
+void
+sim_decisions_page_free (SimDecisions *d, guint64 pfn, guint order)
+{
+  (void) order;
+  d->totals.page_frees++;
+  map_del (d->pending, pfn);
+  guint64 v = map_get (d->slabs, pfn);
+  if (v == 0)
+    return;
+  v -= 1;
+  Cache *c = g_ptr_array_index (d->caches, SLAB_CACHE (v));
+  if (SLAB_OLD (v))
+    c->pub.freed_old_slabs++;
+  else
+    c->pub.freed_slabs++;
+  map_del (d->slabs, pfn);
+  /* Allocations' "previous slab" may not outlive the slab. */
+  for (guint i = 0; i < c->cpu->len; i++)
+    {
+      PerCpu *pc = &g_array_index (c->cpu, PerCpu, i);
+      if (pc->last_slab == pfn + 1)
+        pc->last_slab = 0;
+    }
+  /* A new slab at this head later is another slab: distinct_slabs will
+   * count it again. */
+  guint64 key = pfn;
+  g_hash_table_remove (c->distinct, &key);
+}
+
+void
+sim_decisions_pcp_drain (SimDecisions *d, guint order)
+{
+  d->totals.pcp_drains++;
+  d->totals.pcp_drain_pages += G_GUINT64_CONSTANT (1) << MIN (order, 20u);
+}
+
+const char *
+sim_decisions_cache_name (SimTraceReader *r, const SimTraceEvent *ev, char *buf, gsize n)
+{
+  if (!sim_trace_kind_is_kmalloc (ev->kind))
+    {
+      const char *name = ev->cache_id ? sim_trace_reader_string (r, ev->cache_id) : NULL;
+      if (name && *name)
+        return name;
+      g_snprintf (buf, n, "unnamed-%" G_GUINT64_FORMAT, ev->bytes_req);
+      return buf;
+    }
+  if (ev->bytes_alloc > KMALLOC_MAX_CACHE)
+    return "kmalloc-large";
+  /* kmalloc_type(): DMA, then reclaimable, then accounted. */
+  const char *prefix = (ev->gfp & SIM_GFP (DMA)) ? "dma-kmalloc-"
+                     : (ev->gfp & SIM_GFP (RECLAIMABLE)) ? "kmalloc-rcl-"
+                     : (ev->gfp & SIM_GFP (ACCOUNT)) ? "kmalloc-cg-" : "kmalloc-";
+  guint64 sz = ev->bytes_alloc;
+  if (sz >= 1024 && sz % 1024 == 0)
+    g_snprintf (buf, n, "%s%" G_GUINT64_FORMAT "k", prefix, sz / 1024);
+  else
+    g_snprintf (buf, n, "%s%" G_GUINT64_FORMAT, prefix, sz);
+  return buf;
+}
+
+void
+sim_decisions_event (SimDecisions *d, SimTraceReader *r, const SimTraceEvent *ev)
+{
+  guint cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0;
+  char buf[64];
+  switch (ev->kind)
+    {
+    case SIM_TRACE_KMALLOC:
+    case SIM_TRACE_KMALLOC_NODE:
+    case SIM_TRACE_CACHE_ALLOC:
+    case SIM_TRACE_CACHE_ALLOC_NODE:
+      sim_decisions_alloc (d, cpu, sim_decisions_cache_name (r, ev, buf, sizeof buf), ev->ptr);
+      break;
+    case SIM_TRACE_KFREE:
+    case SIM_TRACE_CACHE_FREE:
+      if (ev->ptr)
+        sim_decisions_obj_free (d, cpu, ev->ptr);
+      break;
+    case SIM_TRACE_PAGE_ALLOC:
+      if (ev->pfn || ev->ptr)
+        sim_decisions_page_alloc (d, cpu, ev->pfn, ev->order >= 0 ? (guint) ev->order : 0);
+      break;
+    case SIM_TRACE_PAGE_FREE:
+    case SIM_TRACE_PAGE_FREE_BATCHED:
+    case SIM_TRACE_PAGE_FREE_DIRECT:
+    case SIM_TRACE_PAGEVEC_FREE:
+      sim_decisions_page_free (d, ev->pfn, ev->order >= 0 ? (guint) ev->order : 0);
+      break;
+    case SIM_TRACE_PAGE_PCPU_DRAIN:
+      sim_decisions_pcp_drain (d, ev->order >= 0 ? (guint) ev->order : 0);
+      break;
+    default:
+      break;
+    }
+}
+
+static int
+by_name (gconstpointer a, gconstpointer b)
+{
+  return strcmp (((const SimDecisionCache *) a)->name, ((const SimDecisionCache *) b)->name);
+}
+
+const SimDecisionCache *
+sim_decisions_caches (SimDecisions *d, guint *n)
+{
+  if (d->sorted)
+    g_array_unref (d->sorted);
+  d->sorted = g_array_sized_new (FALSE, FALSE, sizeof (SimDecisionCache), d->caches->len);
+  for (guint i = 0; i < d->caches->len; i++)
+    {
+      Cache *c = g_ptr_array_index (d->caches, i);
+      g_array_append_val (d->sorted, c->pub);
+    }
+  g_array_sort (d->sorted, by_name);
+  *n = d->sorted->len;
+  return (const SimDecisionCache *) d->sorted->data;
+}
+
+const SimDecisionCache *
+sim_decisions_cache (SimDecisions *d, const char *name)
+{
+  gpointer v = g_hash_table_lookup (d->by_name, name);
+  if (v == NULL)
+    return NULL;
+  return &((Cache *) g_ptr_array_index (d->caches, GPOINTER_TO_UINT (v) - 1))->pub;
+}
+
+const SimDecisionTotals *
+sim_decisions_totals (SimDecisions *d)
+{
+  return &d->totals;
+}
