@@ -112,7 +112,7 @@ read_points (const char *id)
           add (pts, "concurrent", size, "free", f[col[7]]);
         }
       else if (fastpath_row (test, f[col[8]]) && *f[col[5]])
-        add (pts, "pair", 256, "pair", f[col[5]]);
+        add (pts, "kmem-cache", 256, "pair", f[col[5]]);   /* time_bench_kmem_cache1 */
     }
   return pts;
 }
@@ -162,15 +162,16 @@ test_table (void **state)
   if (pts == NULL)
     skip ();                    /* no ../shared/measurements here */
   assert_true (pts->len > 0);
-  gboolean want[3] = { FALSE };
+  gboolean want[4] = { FALSE };
   for (guint i = 0; i < pts->len; i++)
     {
       const char *x = g_array_index (pts, Point, i).test;
-      want[strcmp (x, "repeat") == 0 ? 0 : strcmp (x, "pair") == 0 ? 1 : 2] = TRUE;
+      want[strcmp (x, "repeat") == 0 ? 0 : strcmp (x, "pair") == 0 ? 1
+           : strcmp (x, "concurrent") == 0 ? 2 : 3] = TRUE;
     }
   GString *list_s = g_string_new (NULL);
-  const char *names[] = { "repeat", "pair", "concurrent" };
-  for (guint k = 0; k < 3; k++)
+  const char *names[] = { "repeat", "pair", "concurrent", "kmem_cache" };
+  for (guint k = 0; k < 4; k++)
     if (want[k])
       g_string_append_printf (list_s, "%s%s", list_s->len ? "," : "", names[k]);
   g_autofree char *list = g_string_free (list_s, FALSE);
