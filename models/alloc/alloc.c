@@ -430,7 +430,10 @@ sim_op_rmw_local (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCo
       sb_make_room (op);
       sb_push (op, addr, size, done, done);
     }
-  op->last = done;
+  /* Later unannotated accesses depend on the latest value (the old
+   * chain, or this result if it is later): an RMW of a counter does not
+   * cut the chain they follow. */
+  op->last = MAX (op->last, done);
   note_time (op);
   return done;
 }
