@@ -87,11 +87,14 @@ typedef struct {
    * 128 for GENERIC_CPU; 2.6.34's arch/x86/Kconfig.cpu
    * X86_L1_CACHE_SHIFT is 6 for GENERIC_CPU. */
   guint    l1_cache_bytes;
+  /* 2.6.23's kmem_cache_free starts with BUG_ON(virt_to_cache(objp) !=
+   * cachep), outside any debug option; 2.6.34's has no such check. */
+  gboolean cache_free_checks;
 } SlabEra;
 
 static const SlabEra eras[] = {
-  { "2.6.34", SIM_SLAB_2_6_34, FALSE, 64 },
-  { "2.6.23", SIM_SLAB_2_6_23, TRUE, 128 },
+  { "2.6.34", SIM_SLAB_2_6_34, FALSE, 64, FALSE },
+  { "2.6.23", SIM_SLAB_2_6_23, TRUE, 128, TRUE },
 };
 
 /* In seconds: times the model's HZ (m->hz) gives the kernel's jiffies. */
@@ -1175,6 +1178,17 @@ cache_free (SimSlab *m, SimOp *op, SlabCache *c, SimAddr obj)
   sim_op_irqrestore (op);
 }
 
+/* virt_to_cache: the cache pointer in the object's struct page
+ * (page->lru.next); the kfree row counts it with kfree's own test. */
+static void
+virt_to_cache (SimSlab *m, SimOp *op, SimAddr page)
+{
+  sim_op_path (op, &m->path[P_KFREE]);
+  SimAddr pg = sim_page_struct (m->env.pages, page);
+  sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
+  sim_op_read (op, pg + PG_LRU, 8, SIM_MEM_STRUCT_PAGE);
+}
+
 gboolean
 sim_slab_free (SimSlab *m, SimOp *op, SimAddr addr)
 {
@@ -1187,10 +1201,7 @@ sim_slab_free (SimSlab *m, SimOp *op, SimAddr addr)
     return FALSE;
   /* kfree finds the cache through struct page (virt_to_cache:
    * virt_to_head_page, page_get_cache). */
-  sim_op_path (op, &m->path[P_KFREE]);
-  SimAddr pg = sim_page_struct (m->env.pages, page);
-  sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
-  sim_op_read (op, pg + PG_LRU, 8, SIM_MEM_STRUCT_PAGE);
+  virt_to_cache (m, op, page);
   cache_free (m, op, c, addr);
   return TRUE;
 }
@@ -1206,7 +1217,10 @@ sim_slab_cache_free (SimSlab *m, SimOp *op, SimAddr addr)
   SlabCache *c = s->c;
   if ((addr - s->s_mem) % c->buffer_size != 0 || (addr - s->s_mem) / c->buffer_size >= c->num)
     return FALSE;
-  /* kmem_cache_free is handed the cache: no virt_to_cache. */
+  /* kmem_cache_free is handed the cache; 2.6.23 still looks it up in
+   * struct page to check it (BUG_ON), 2.6.34 does not. */
+  if (m->era->cache_free_checks)
+    virt_to_cache (m, op, page);
   cache_free (m, op, c, addr);
   return TRUE;
 }

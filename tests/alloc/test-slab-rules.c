@@ -937,6 +937,47 @@ test_stats_cost (void **state)
 }
 
 /* Same inputs, same cycles: a mixed workload run twice. */
+/* kmem_cache_free against kfree (mm/slab.c): kfree finds the cache with
+ * virt_to_cache (struct page), and so does 2.6.23's kmem_cache_free, for
+ * its BUG_ON(virt_to_cache(objp) != cachep); 2.6.34's kmem_cache_free is
+ * handed the cache and reads no struct page.  An array hit on the
+ * allocating CPU, so only the entry path differs: in instructions, the
+ * table's kfree row (17 in both eras), and in struct page reads. */
+static void
+free_path (const char *spec, gboolean use_kfree, guint64 *n_instr, guint32 *accesses)
+{
+  Fix *f = fix_new (spec);
+  SimCacheId id = cache (f, "tk", 128, SIM_SLAB_HWCACHE_ALIGN);
+  SimAddr a, b;
+  tu_world_alloc_n (&f->w, id, 0, &a, 1);
+  tu_world_alloc_n (&f->w, id, 0, &b, 1);
+  SimOp *op = on (f, 0);
+  assert_true (use_kfree ? sim_slab_free (f->slab, op, a) : sim_slab_cache_free (f->slab, op, a));
+  *n_instr = op->cost.n_instr;
+  *accesses = op->cost.accesses;
+  assert_int_equal (cpu_array (f, id, 0).avail, 15);   /* refill 16, two out, one back */
+  tu_world_check (&f->w);
+  fix_free (f);
+}
+
+static void
+test_kmem_cache_free_check (void **state)
+{
+  (void) state;
+  guint64 i34c, i34k, i23c, i23k;
+  guint32 a34c, a34k, a23c, a23k;
+  free_path ("slab@2.6.34", FALSE, &i34c, &a34c);
+  free_path ("slab@2.6.34", TRUE, &i34k, &a34k);
+  free_path ("slab@2.6.23", FALSE, &i23c, &a23c);
+  free_path ("slab@2.6.23", TRUE, &i23k, &a23k);
+  g_printerr ("instructions kmem_cache_free/kfree: 2.6.34 %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+              ", 2.6.23 %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "\n", i34c, i34k, i23c, i23k);
+  assert_int_equal (i34k, i34c + 17);
+  assert_int_equal (a34k, a34c + 2);               /* page flags, page->lru */
+  assert_int_equal (i23k, i23c);                   /* the BUG_ON's virt_to_cache */
+  assert_int_equal (a23k, a23c);
+}
+
 static guint64
 workload_cycles (void)
 {
@@ -1045,6 +1086,7 @@ main (void)
     cmocka_unit_test (test_checker_catches_corruption),
     cmocka_unit_test (test_reap_timer_on_engine),
     cmocka_unit_test (test_hz_validated),
+    cmocka_unit_test (test_kmem_cache_free_check),
     cmocka_unit_test (test_single_node),
     cmocka_unit_test (test_gfp_zero),
     cmocka_unit_test (test_report_rows),
