@@ -1,6 +1,6 @@
 /* run-report.c - text and JSON output of "slabsim run"; see run-report.h. */
 #include "sim/report/run-report.h"
-#include "traces/json.h"
+#include "sim/core/json.h"
 #include "sim/core/digest.h"
 #include "slabsim-config.h"
 

@@ -12,7 +12,7 @@
 #include <glib.h>
 #include "sim/run/replay.h"
 #include "traces/info.h"
-#include "traces/json.h"
+#include "sim/core/json.h"
 
 G_BEGIN_DECLS
 
