@@ -288,6 +288,13 @@ sim_run_report_text (const SimRunReport *r)
                           r->opt->mode == SIM_REPLAY_TIMED ? "timed" : "ordered",
                           r->opt->touch == SIM_TOUCH_NONE ? "none"
                           : r->opt->touch == SIM_TOUCH_LINE ? "line" : "object");
+  if (r->n_results > 0)
+    {
+      /* One CPU map for every allocator of the run. */
+      g_autoptr (GPtrArray) notes = sim_replay_cpu_notes (&r->results[0], r->machine);
+      for (guint i = 0; i < notes->len; i++)
+        g_string_append_printf (o, "Note: %s\n", (const char *) g_ptr_array_index (notes, i));
+    }
   for (guint i = 0; i < r->n_results; i++)
     text_one (o, r, &r->results[i]);
 
@@ -651,6 +658,38 @@ sim_run_report_json (const SimRunReport *r)
   else
     sim_json_null (&j);
   sim_json_end_object (&j);
+
+  if (r->n_results > 0 && r->results[0].cpu_map)
+    {
+      const SimReplayResult *r0 = &r->results[0];
+      sim_json_key (&j, "cpu_map");
+      sim_json_begin_object (&j);
+      sim_json_key (&j, "compact");
+      sim_json_bool (&j, r0->cpu_map_compact);
+      /* machine CPU of each trace CPU that had events, keyed by trace CPU */
+      sim_json_key (&j, "cpus");
+      sim_json_begin_object (&j);
+      for (guint t = 0; t < r0->n_cpus; t++)
+        if (r0->trace_cpu_used[t])
+          {
+            char k[16];
+            g_snprintf (k, sizeof k, "%u", t);
+            sim_json_key (&j, k);
+            sim_json_uint (&j, r0->cpu_map[t]);
+          }
+      sim_json_end_object (&j);
+      sim_json_key (&j, "trace_cpus");
+      sim_json_uint (&j, sim_replay_trace_cpus (r0));
+      sim_json_key (&j, "sockets_used");
+      sim_json_uint (&j, sim_replay_sockets_used (r0, r->machine));
+      sim_json_end_object (&j);
+      sim_json_key (&j, "notes");
+      sim_json_begin_array (&j);
+      g_autoptr (GPtrArray) notes = sim_replay_cpu_notes (r0, r->machine);
+      for (guint i = 0; i < notes->len; i++)
+        sim_json_string (&j, g_ptr_array_index (notes, i));
+      sim_json_end_array (&j);
+    }
 
   sim_json_key (&j, "trace");
   if (r->info)
