@@ -8,7 +8,7 @@
  */
 #include "traces/info.h"
 
-#include "traces/json.h"
+#include "sim/core/json.h"
 
 #include <string.h>
 

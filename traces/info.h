@@ -5,7 +5,7 @@
 
 #include "traces/reader.h"
 #include "traces/account.h"
-#include "traces/json.h"
+#include "sim/core/json.h"
 
 G_BEGIN_DECLS
 

@@ -6,7 +6,7 @@
  */
 #include "sim/report/json-parse.h"
 #include "sim/core/errors.h"
-#include "traces/json.h"
+#include "sim/core/json.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * (tests/slab_test.c, "(C) 2009 Linux Foundation"): the headings and the
  * printk formats below are that file's, the kernel log prefix left out. */
 #include "sim/report/slab-test-report.h"
-#include "traces/json.h"
+#include "sim/core/json.h"
 
 static guint64
 per_op (guint64 total, guint count)

@@ -1,7 +1,7 @@
 /* validate-report.c - text and JSON of `slabsim validate`; see
  * validate-report.h. */
 #include "sim/report/validate-report.h"
-#include "traces/json.h"
+#include "sim/core/json.h"
 
 #include <string.h>
 

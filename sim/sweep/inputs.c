@@ -17,7 +17,7 @@
 #include "sim/sweep/sweep.h"
 #include "sim/core/output.h"
 #include "sim/report/json-parse.h"
-#include "traces/json.h"
+#include "sim/core/json.h"
 
 #include <errno.h>
 #include <string.h>

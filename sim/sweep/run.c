@@ -15,7 +15,7 @@
 #include "sim/core/output.h"
 #include "sim/report/run-report.h"
 #include "sim/report/json-parse.h"
-#include "traces/json.h"
+#include "sim/core/json.h"
 #include "slabsim-config.h"
 
 #include <errno.h>

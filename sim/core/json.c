@@ -1,5 +1,5 @@
 /* json.c - see json.h. */
-#include "traces/json.h"
+#include "sim/core/json.h"
 
 #include <math.h>
 
