@@ -350,7 +350,12 @@ sim_run_report_text (const SimRunReport *r)
           guint i1 = MIN (r->n_results, i0 + per);
           g_string_append_printf (o, "\n%-24s", i0 == 0 ? "Comparison" : "Comparison (cont.)");
           for (guint i = i0; i < i1; i++)
-            g_string_append_printf (o, " %*s %8s", width, labels[i], i > 0 ? "%change" : "");
+            {
+              if (i == 0)
+                g_string_append_printf (o, " %*s", width, labels[i]);
+              else
+                g_string_append_printf (o, " %*s %8s", width, labels[i], "%change");
+            }
           while (o->str[o->len - 1] == ' ')
             g_string_truncate (o, o->len - 1);
           g_string_append_c (o, '\n');
@@ -365,7 +370,7 @@ sim_run_report_text (const SimRunReport *r)
                   fmt_num (buf, sizeof buf, v, metrics[k].decimals);
                   g_string_append_printf (o, " %*s", width, buf);
                   if (i == 0)
-                    g_string_append_printf (o, " %8s", "");
+                    ;
                   else if (base != 0.0)
                     {
                       char pc[G_ASCII_DTOSTR_BUF_SIZE + 1];
