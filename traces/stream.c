@@ -442,3 +442,55 @@ sim_trace_stream_cached (SimTraceStream *s)
 {
   return s->cached;
 }
+
+char *
+sim_trace_decode_to (const char *trace, const char *dest, GError **error)
+{
+  {
+    g_autoptr (SimTraceReader) r = sim_trace_reader_open (trace, error);
+    if (r == NULL)
+      return NULL;
+    if (sim_trace_reader_format (r) == SIM_TRACE_FORMAT_NATIVE)
+      return g_strdup (trace);
+  }
+  if (!sim_native_convert (trace, dest, FALSE, NULL, error))
+    return NULL;
+  return g_strdup (dest);
+}
+
+char *
+sim_trace_cache_prepare (const char *trace, const char *dir, guint64 max, gboolean lenient,
+                         GError **error)
+{
+  {
+    g_autoptr (SimTraceReader) r = sim_trace_reader_open (trace, error);
+    if (r == NULL)
+      return NULL;
+    if (sim_trace_reader_format (r) == SIM_TRACE_FORMAT_NATIVE)
+      return g_strdup (trace);
+  }
+  g_autofree char *sha = sim_trace_file_sha256 (trace, error);
+  if (sha == NULL)
+    return NULL;
+  g_autofree char *key = cache_key (sha, lenient);
+  char *path = g_build_filename (dir, key, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      cache_touch (path);
+      return path;
+    }
+  if (g_mkdir_with_parents (dir, 0777) != 0)
+    {
+      int e = errno;
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", dir, g_strerror (e));
+      g_free (path);
+      return NULL;
+    }
+  if (!sim_native_convert (trace, path, lenient, NULL, error))
+    {
+      g_free (path);
+      return NULL;
+    }
+  cache_trim (dir, max ? max : SIM_TRACE_CACHE_MAX_DEFAULT, path);
+  return path;
+}

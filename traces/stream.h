@@ -85,6 +85,15 @@ char *sim_trace_cache_default_dir (void);
 guint64 sim_trace_cache_default_max (void);
 /* Whether $SLABSIM_TRACE_CACHE turns the cache on (set, not "" or "0"). */
 gboolean sim_trace_cache_env_enabled (void);
+/* The native file a replay of @trace may read instead of it (messages
+ * still name the trace): @trace itself when it is native, else @dest after
+ * decoding @trace into it (strict, not --lenient).  NULL with @error when
+ * the trace does not decode. */
+char *sim_trace_decode_to (const char *trace, const char *dest, GError **error);
+/* The same through the decoded-trace cache in @dir (bound @max bytes, 0:
+ * the default): its entry for @trace's bytes, made when missing. */
+char *sim_trace_cache_prepare (const char *trace, const char *dir, guint64 max,
+                               gboolean lenient, GError **error);
 /* The SHA-256 (hex) of the bytes of @path. */
 char *sim_trace_file_sha256 (const char *path, GError **error);
 

@@ -9,6 +9,36 @@
 #include <utime.h>
 #include <glib/gstdio.h>
 
+/* Generated traces: "multi" spans several decoded chunks (SIM_TRACE_CHUNK
+ * is 16384 events), "small" and "other" are one chunk each. */
+static char *multi, *small, *other;
+
+static int
+setup (void **state)
+{
+  (void) state;
+  const char *m[] = { "--loops", "22", NULL };
+  const char *s[] = { "--loops", "3", NULL };
+  const char *o[] = { "--loops", "4", "--seed", "2", NULL };
+  multi = tu_trace_gen ("hackbench", "2.6.34", m);
+  small = tu_trace_gen ("hackbench", "2.6.34", s);
+  other = tu_trace_gen ("hackbench", "6.18", o);
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  (void) state;
+  g_unlink (multi);
+  g_unlink (small);
+  g_unlink (other);
+  g_free (multi);
+  g_free (small);
+  g_free (other);
+  return 0;
+}
+
 static const char *const four[] = { "-a", "slub@2.6.34", "-a", "slab", "-a", "slqb",
                                     "-a", "slub@6.18", NULL };
 
@@ -68,17 +98,17 @@ static void
 test_jobs_identical (void **state)
 {
   (void) state;
-  g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
   const char *fmts[] = { "text", "json" };
+  const char *other_jobs[] = { "4", "2" };
   for (guint f = 0; f < G_N_ELEMENTS (fmts); f++)
     {
-      g_autofree char *one = run_jobs (trace, "1", fmts[f]);
-      g_autofree char *two = run_jobs (trace, "2", fmts[f]);
-      g_autofree char *many = run_jobs (trace, "4", fmts[f]);
+      g_autofree char *one = run_jobs (multi, "1", fmts[f]);
+      g_autofree char *many = run_jobs (multi, other_jobs[f], fmts[f]);
       assert_true (strlen (one) > 1000);
-      assert_string_equal (one, two);
       assert_string_equal (one, many);
     }
+  g_autofree char *json = run_jobs (multi, "2", "json");
+  assert_true (tu_json_uint (json, "\"replay\": {", "events") > 2 * 16384);
 }
 
 /* Each allocator's report in a four-allocator run is its report when run
@@ -87,12 +117,11 @@ static void
 test_same_as_alone (void **state)
 {
   (void) state;
-  g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
-  g_autofree char *all = run_jobs (trace, "4", "text");
-  for (guint i = 1; four[i - 1]; i += 2)
+  g_autofree char *all = run_jobs (multi, "4", "text");
+  for (guint i = 1; four[i - 1]; i += 4)
     {
       const char *args[] = { "-a", four[i], NULL };
-      g_autofree char *alone = run_ok (args, trace);
+      g_autofree char *alone = run_ok (args, multi);
       /* the report's own section: from its "== spec" line to the blank
        * line before the next one */
       const char *sec = strstr (alone, "\n== ");
@@ -181,9 +210,8 @@ test_cache (void **state)
   g_autofree char *dir = g_dir_make_tmp ("slabsim-cache-XXXXXX", NULL);
   g_autofree char *tmp = g_dir_make_tmp ("slabsim-trace-XXXXXX", NULL);
   g_setenv ("SLABSIM_TRACE_CACHE_DIR", dir, TRUE);
-  g_autofree char *udp = tu_source_path ("traces/samples/udp-4k.trace.gz");
-  g_autofree char *hb = tu_source_path ("traces/samples/hackbench-T-g2-l50.trace.gz");
-  g_autofree char *trace = g_build_filename (tmp, "t.trace.gz", NULL);
+  const char *udp = small, *hb = other;
+  g_autofree char *trace = g_build_filename (tmp, "t.trace", NULL);
   assert_true (copy_file (udp, trace));
   const char *plain[] = { "-a", "slub@2.6.34", "--format", "json", NULL };
   const char *cached[] = { "-a", "slub@2.6.34", "--format", "json", "--trace-cache", NULL };
@@ -273,7 +301,7 @@ test_cache (void **state)
   struct utimbuf past = { 1000, 1000 };
   utime (old, &past);
   g_setenv ("SLABSIM_TRACE_CACHE_MAX_MB", "1", TRUE);
-  g_autofree char *t2 = g_build_filename (tmp, "t2.trace.gz", NULL);
+  g_autofree char *t2 = g_build_filename (tmp, "t2.trace", NULL);
   assert_true (copy_file (hb, t2));     /* not cached yet: written, then trimmed */
   g_autofree char *o2 = run_ok (cached, t2);
   assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
@@ -281,6 +309,84 @@ test_cache (void **state)
   g_unsetenv ("SLABSIM_TRACE_CACHE_DIR");
 
   g_autofree char *rm = g_strdup_printf ("rm -rf '%s' '%s'", dir, tmp);
+  assert_int_equal (system (rm), 0);
+}
+
+/* The "result" object of each line of a sweep's results.jsonl, in order. */
+static char *
+sweep_results (const char *yaml, const char *jobs, const char *dir, gboolean cache)
+{
+  const char *args[] = { "sweep", yaml, "--jobs", jobs, "-o", dir,
+                         cache ? "--trace-cache" : NULL, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int rc = tu_run (&out, &err, args);
+  if (rc != 0)
+    {
+      print_error ("sweep %s: exit %d\n%s\n", yaml, rc, err);
+      fail ();
+    }
+  g_autofree char *path = g_build_filename (dir, "results.jsonl", NULL);
+  g_autofree char *text = NULL;
+  assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  GString *r = g_string_new (NULL);
+  for (char *l = text; (l = strstr (l, "\"result\":")); l++)
+    {
+      char *nl = strchr (l, '\n');
+      g_string_append_len (r, l, nl ? nl - l : (gssize) strlen (l));
+      g_string_append_c (r, '\n');
+    }
+  return g_string_free (r, FALSE);
+}
+
+static char *
+sweep_yaml (const char *tmp, const char *name, const char *trace, const char *orders)
+{
+  g_autofree char *y = g_strdup_printf ("name: %s\ntrace: %s\nmachine: nehalem-ep-2s\n"
+                                        "allocator: slub@2.6.34\naxes:\n  - grid:\n"
+                                        "      slub_max_order: %s\n", name, trace, orders);
+  char *path = g_build_filename (tmp, name, NULL);
+  assert_true (g_file_set_contents (path, y, -1, NULL));
+  return path;
+}
+
+/* A sweep decodes a trace its points share once (a private native copy,
+ * removed at the end, or the cache's entry with --trace-cache), and each
+ * point's result is the one it has alone, read from the text. */
+static void
+test_sweep_decodes_once (void **state)
+{
+  (void) state;
+  g_autofree char *tmp = g_dir_make_tmp ("slabsim-sweep-test-XXXXXX", NULL);
+  g_autofree char *child_tmp = g_build_filename (tmp, "tmp", NULL);
+  g_autofree char *cache = g_build_filename (tmp, "cache", NULL);
+  assert_int_equal (g_mkdir (child_tmp, 0700), 0);
+  const char *trace = small;
+  g_autofree char *both = sweep_yaml (tmp, "both.yaml", trace, "[0, 3]");
+  g_autofree char *y0 = sweep_yaml (tmp, "o0.yaml", trace, "[0]");
+  g_autofree char *y3 = sweep_yaml (tmp, "o3.yaml", trace, "[3]");
+  g_autofree char *d0 = g_build_filename (tmp, "d0", NULL);
+  g_autofree char *d3 = g_build_filename (tmp, "d3", NULL);
+  g_autofree char *db = g_build_filename (tmp, "db", NULL);
+  g_autofree char *dc = g_build_filename (tmp, "dc", NULL);
+  g_autofree char *r0 = sweep_results (y0, "1", d0, FALSE);
+  g_autofree char *r3 = sweep_results (y3, "1", d3, FALSE);
+  g_autofree char *alone = g_strconcat (r0, r3, NULL);
+  g_setenv ("TMPDIR", child_tmp, TRUE);
+  g_setenv ("SLABSIM_TRACE_CACHE_DIR", cache, TRUE);
+  g_autofree char *rb = sweep_results (both, "2", db, FALSE);
+  assert_string_equal (rb, alone);
+  assert_int_equal (count_entries (child_tmp), 0);
+  {
+    g_autoptr (GDir) d = g_dir_open (child_tmp, 0, NULL);
+    assert_null (g_dir_read_name (d));        /* the private copy is gone */
+  }
+  assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
+  g_autofree char *rc = sweep_results (both, "2", dc, TRUE);
+  assert_string_equal (rc, alone);
+  assert_int_equal (count_entries (cache), 1);
+  g_unsetenv ("TMPDIR");
+  g_unsetenv ("SLABSIM_TRACE_CACHE_DIR");
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", tmp);
   assert_int_equal (system (rm), 0);
 }
 
@@ -292,6 +398,7 @@ main (void)
     cmocka_unit_test (test_same_as_alone),
     cmocka_unit_test (test_error_identical),
     cmocka_unit_test (test_cache),
+    cmocka_unit_test (test_sweep_decodes_once),
   };
-  return cmocka_run_group_tests_name ("run-parallel", tests, NULL, NULL);
+  return cmocka_run_group_tests_name ("run-parallel", tests, setup, teardown);
 }
