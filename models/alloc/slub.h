@@ -1,4 +1,4 @@
-/* slub.h - the SLUB model's interface (models/alloc/slub.c).
+/* slub.h - the SLUB model's interface (models/alloc/slub*.c; slub-internal.h says which file holds what).
  *
  * The run driver reaches it through its SimAllocOps table; tests call the
  * functions below directly to drive single paths.

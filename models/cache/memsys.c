@@ -1942,6 +1942,41 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
   return lat;
 }
 
+/* Every host line of one set's tags and state bytes. */
+static inline void
+prefetch_set (const Level *L, gsize base)
+{
+  const guint64 *t = L->tag + base;
+  __builtin_prefetch (t);
+  if (L->ways > 8)
+    __builtin_prefetch (t + L->ways - 1);
+  __builtin_prefetch (L->st + base);
+}
+
+void
+sim_memsys_prefetch (const SimMemSys *ms, guint cpu, guint64 addr)
+{
+  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
+    {
+      for (guint l = 0; l < 2; l++)
+        {
+          const Level *L = &ms->lv[l];
+          const guint64 *t = L->tag + set_base (L, 0, addr >> L->line_shift);
+          __builtin_prefetch (t);
+          if (L->ways > 8)
+            __builtin_prefetch (t + L->ways - 1);
+        }
+      return;
+    }
+  if (cpu >= ms->n_cpus)
+    return;
+  guint core = ms->core_of[cpu];
+  guint64 block = addr >> ms->line_shift;
+  for (guint l = 0; l < ms->n_levels; l++)
+    prefetch_set (&ms->lv[l], set_base (&ms->lv[l], inst_of (ms, l, core), block));
+  __builtin_prefetch (ms->dir + dir_hash (ms, block) * ms->dir_stride);
+}
+
 guint32
 sim_memsys_access (SimMemSys *ms, guint cpu, guint64 addr, guint32 size, SimAccKind kind)
 {

@@ -4,6 +4,7 @@
 #include "sim/core/output.h"
 #include "sim/config/machine.h"
 #include "sim/run/replay.h"
+#include "sim/run/cpu-map.h"
 #include "sim/report/run-report.h"
 #include "sim/sweep/progress.h"
 
@@ -27,7 +28,7 @@ gboolean
 sim_cmd_run (int argc, char **argv, GError **error)
 {
   g_autofree char *machine_name = NULL, *replay = NULL, *format = NULL, *output = NULL;
-  g_autofree char *touch = NULL, *emit_path = NULL, *warm = NULL;
+  g_autofree char *touch = NULL, *emit_path = NULL, *warm = NULL, *cpu_map = NULL;
   g_auto (GStrv) sets = NULL, allocators = NULL;
   gint check_every = 0, jobs = 0;
   gboolean check = FALSE, per_cpu = FALSE, lenient = FALSE, trace_cache = FALSE;
@@ -38,6 +39,9 @@ sim_cmd_run (int argc, char **argv, GError **error)
       "Override a machine key, e.g. machine.numa=false (repeatable)", "KEY=VALUE" },
     { "allocator", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &allocators,
       "Allocator spec NAME[@KERNEL][:PARAM=VALUE,...] (repeatable; default slub)", "SPEC" },
+    { "cpu-map", 0, 0, G_OPTION_ARG_STRING, &cpu_map,
+      "Machine CPU for each trace CPU, e.g. 0,2 or 0-3,8-11 (default compact: socket 0 "
+      "first, one thread per core first)", "LIST" },
     { "replay", 0, 0, G_OPTION_ARG_STRING, &replay,
       "ordered (default): trace order on per-CPU clocks; timed: not before the trace timestamp",
       "MODE" },
@@ -150,6 +154,17 @@ sim_cmd_run (int argc, char **argv, GError **error)
   if (machine == NULL)
     return FALSE;
   opt.machine = machine;
+  {
+    /* A bad list is a usage error now, not after the first replay. */
+    SimCpuMap map;
+    if (!sim_cpu_map_init (&map, machine, cpu_map, error))
+      {
+        g_prefix_error (error, "run: ");
+        return FALSE;
+      }
+    sim_cpu_map_clear (&map);
+    opt.cpu_map = cpu_map;
+  }
 
   const char *default_specs[] = { "slub", NULL };
   const char *const *specs = allocators ? (const char *const *) allocators : default_specs;
@@ -211,11 +226,20 @@ sim_cmd_run (int argc, char **argv, GError **error)
     {
       SimRunReport rep = { .trace = argv[1], .machine = machine, .opt = &opt, .info = info,
                            .results = results, .n_results = n };
-      g_autofree char *text = fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
+      g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
+      if (fmt == SIM_FORMAT_JSON && !sim_run_report_provenance (&rep, keep, error))
+        {
+          g_prefix_error (error, "run: ");
+          ok = FALSE;
+        }
+      g_autofree char *text = !ok ? NULL : fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
                                                      : sim_run_report_text (&rep);
-      ok = sim_output_write (output, text, -1, error);
-      if (!ok)
-        g_prefix_error (error, "run: ");
+      if (ok)
+        {
+          ok = sim_output_write (output, text, -1, error);
+          if (!ok)
+            g_prefix_error (error, "run: ");
+        }
     }
   for (guint i = 0; i < n; i++)
     sim_replay_result_clear (&results[i]);

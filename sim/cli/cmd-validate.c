@@ -4,6 +4,7 @@
 #include "sim/core/errors.h"
 #include "sim/config/machine.h"
 #include "sim/run/validate.h"
+#include "sim/run/cpu-map.h"
 #include "sim/report/validate-report.h"
 #include "sim/core/output.h"
 
@@ -33,6 +34,7 @@ gboolean
 sim_cmd_validate (int argc, char **argv, GError **error)
 {
   g_autofree char *machine_name = NULL, *format = NULL, *output = NULL, *allocator = NULL;
+  g_autofree char *cpu_map = NULL;
   g_auto (GStrv) sets = NULL;
   gboolean lenient = FALSE;
   GOptionEntry entries[] = {
@@ -43,6 +45,9 @@ sim_cmd_validate (int argc, char **argv, GError **error)
       "M" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
       "Override a machine key, e.g. machine.numa=false (repeatable)", "KEY=VALUE" },
+    { "cpu-map", 0, 0, G_OPTION_ARG_STRING, &cpu_map,
+      "Machine CPU for each trace CPU, e.g. 0,2 (default compact: socket 0 first, one "
+      "thread per core first)", "LIST" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE", "FILE" },
     { "lenient", 0, 0, G_OPTION_ARG_NONE, &lenient, "Skip malformed trace lines", NULL },
@@ -80,8 +85,15 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   g_autoptr (SimMachine) machine = sim_machine_load (mname, (const char *const *) sets, error);
   if (machine == NULL)
     return FALSE;
+  SimCpuMap map;
+  if (!sim_cpu_map_init (&map, machine, cpu_map, error))
+    {
+      g_prefix_error (error, "validate: ");
+      return FALSE;
+    }
+  sim_cpu_map_clear (&map);
   SimReplayOptions opt = { .machine = machine, .mode = SIM_REPLAY_ORDERED,
-                           .touch = SIM_TOUCH_LINE, .lenient = lenient };
+                           .touch = SIM_TOUCH_LINE, .lenient = lenient, .cpu_map = cpu_map };
   SimValidation v;
   gboolean ok = sim_validate_run (argv[1], allocator ? allocator : "slub", &opt, &v, error);
   if (ok)

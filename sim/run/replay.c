@@ -18,8 +18,11 @@
  *    frees are not workload: they are left out for every era and counted.
  *    A model whose kernel makes such allocations makes its own (slub@6.18
  *    allocates its sheaves; it makes no obj_exts vectors, docs/models/slub.md).
+ *  - Trace CPU t runs on machine CPU map[t] (--cpu-map; the default is
+ *    compact: socket 0 first, one thread per core first, sim/run/cpu-map.h),
+ *    so a 2-CPU recording replays on two cores of one socket.
  *  - An event without a CPU (a per-task perf recording prints none) runs
- *    on CPU 0 and is counted (events_without_cpu).
+ *    on trace CPU 0 and is counted (events_without_cpu).
  *  - A kmalloc larger than the model's kernel serves (ops->kmalloc_max:
  *    KMALLOC_MAX_SIZE, 2 MiB for SLQB) returned NULL in that kernel: it is
  *    counted as refused, and the kfree (or implicit free) of its pointer
@@ -38,6 +41,7 @@
 #include "traces/decisions.h"
 #include "sim/run/emit.h"
 #include "sim/run/warm.h"
+#include "sim/run/cpu-map.h"
 
 #include <string.h>
 
@@ -115,6 +119,8 @@ sim_replay_result_clear (SimReplayResult *r)
   g_free (r->mem_per_cpu);
   g_free (r->alloc_cycles.buckets);
   g_free (r->free_cycles.buckets);
+  g_free (r->cpu_map);
+  g_free (r->trace_cpu_used);
   memset (r, 0, sizeof *r);
 }
 
@@ -150,6 +156,7 @@ struct _SimReplay {
   gboolean have_first_ts;
   SimTime last_start;         /* start of the previous operation (ordered replay) */
   SimReplayResult *out;
+  SimCpuMap map;              /* trace CPU -> machine CPU (--cpu-map) */
   /* The model's decisions as trace events (opt->modelled, opt->emit). */
   GString *page_lines;        /* page events of the running operation, for emit */
   guint64 cur_ts;             /* timestamp of the trace event being replayed */
@@ -186,8 +193,10 @@ on_page_event (SimPageEvent kind, guint cpu, SimAddr addr, guint order, gpointer
       ek = SIM_EMIT_PCP_DRAIN;
       break;
     }
+  /* The emitted trace numbers CPUs as the input did, so that it replays
+   * the same under the same map. */
   if (rp->opt->emit)
-    sim_trace_emit_page_line (rp->page_lines, ek, cpu, rp->cur_ts, pfn, order);
+    sim_trace_emit_page_line (rp->page_lines, ek, rp->map.to_trace[cpu], rp->cur_ts, pfn, order);
 }
 
 static void
@@ -324,9 +333,9 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint
       /* kfree / kmem_cache_free trace before the free itself: the line
        * first, then the page frees it caused. */
       if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
-        sim_trace_emit_kfree (rp->opt->emit, rp->strs, ev, cpu, vaddr);
+        sim_trace_emit_kfree (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu], vaddr);
       else
-        sim_trace_emit_slab (rp->opt->emit, rp->strs, ev, cpu,
+        sim_trace_emit_slab (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu],
                              sim_trace_strings_get (rp->strs, ev->cache_id), vaddr, TRUE);
       flush_page_lines (rp);
     }
@@ -434,7 +443,8 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
    * sheaves) are neither waited for nor left busy in any CPU's future
    * (SimOp.uncharged).  Its memory accesses run on the event's CPU. */
   SimOp op;
-  guint cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0;
+  guint tc = ev->cpu >= 0 ? (guint) ev->cpu : 0;
+  guint cpu = tc < rp->map.given ? rp->map.to_machine[tc] : rp->map.to_machine[0];
   sim_op_begin_uncharged (&op, rp->mem, cpu, sim_engine_cpu_clock (rp->eng, cpu));
   GError *local = NULL;
   SimCacheId id = rp->ops->cache_create (rp->model, &op, &spec, &local);
@@ -485,16 +495,27 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
    * rule (docs/traces.md) runs the event on CPU 0 and counts it. */
   if (ev->cpu < 0)
     rp->out->events_without_cpu++;
-  else if ((guint) ev->cpu >= rp->opt->machine->n_cpus)
+  else if ((guint) ev->cpu >= rp->map.given)
     {
-      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
-                   "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but machine %s has %u CPUs "
-                   "(choose a machine with more CPUs)",
-                   rp->trace, ev->line, ev->cpu,
-                   rp->opt->machine->name, rp->opt->machine->n_cpus);
+      if (rp->map.compact)
+        g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                     "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but machine %s has %u CPUs "
+                     "(choose a machine with more CPUs)",
+                     rp->trace, ev->line, ev->cpu,
+                     rp->opt->machine->name, rp->opt->machine->n_cpus);
+      else
+        /* The list is too short for this trace: a usage error (exit 2). */
+        g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                     "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but --cpu-map gives a machine "
+                     "CPU for %u trace CPU%s only (list one for every CPU of the trace)",
+                     rp->trace, ev->line, ev->cpu, rp->map.given,
+                     rp->map.given == 1 ? "" : "s");
       return FALSE;
     }
-  guint cpu = ev->cpu < 0 ? 0 : (guint) ev->cpu;
+  guint tcpu = ev->cpu < 0 ? 0 : (guint) ev->cpu;
+  rp->out->trace_cpu_used[tcpu] = 1;
+  /* The machine CPU that replays this trace CPU (sim/run/cpu-map.h). */
+  guint cpu = rp->map.to_machine[tcpu];
   /* Periodic work of the model (SLAB's cache_reap, SLQB's trim) whose
    * time has come on this CPU's clock runs first. */
   if (rp->opt->mode == SIM_REPLAY_TIMED)
@@ -599,7 +620,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
       /* The allocation's page traffic, then its kmalloc line. */
       char nb[64];
       flush_page_lines (rp);
-      sim_trace_emit_slab (rp->opt->emit, rp->strs, ev, cpu,
+      sim_trace_emit_slab (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu],
                            id == SIM_CACHE_NONE ? NULL : cache_name_of (rp, ev, nb, sizeof nb),
                            vaddr, FALSE);
     }
@@ -622,11 +643,12 @@ place_warm (Replay *rp, const SimWarmSet *ws, GError **error)
   for (guint i = 0; i < ws->objects->len && ok; i++)
     {
       const SimWarmObject *o = &g_array_index (ws->objects, SimWarmObject, i);
-      if (o->cpu >= rp->opt->machine->n_cpus)
+      if (o->cpu >= rp->map.given)
         {
           rp->out->warm_unplaced++;
           continue;
         }
+      guint cpu = rp->map.to_machine[o->cpu];
       SimTraceEvent ev = { .bytes_req = o->bytes_req, .bytes_alloc = o->bytes_alloc,
                            .cpu = (gint32) o->cpu };
       SimCacheId id = SIM_CACHE_NONE;
@@ -640,7 +662,7 @@ place_warm (Replay *rp, const SimWarmSet *ws, GError **error)
             }
         }
       SimOp op;
-      sim_op_begin (&op, rp->mem, o->cpu, sim_engine_cpu_clock (rp->eng, o->cpu));
+      sim_op_begin (&op, rp->mem, cpu, sim_engine_cpu_clock (rp->eng, cpu));
       guint32 gfp = model_gfp (o->gfp);
       SimAddr addr = id == SIM_CACHE_NONE
         ? rp->ops->kmalloc (rp->model, &op, o->bytes_req, SIM_NUMA_NO_NODE, gfp)
@@ -653,7 +675,7 @@ place_warm (Replay *rp, const SimWarmSet *ws, GError **error)
           ok = FALSE;
           break;
         }
-      sim_engine_cpu_advance (rp->eng, o->cpu, sim_op_cycles (&op));
+      sim_engine_cpu_advance (rp->eng, cpu, sim_op_cycles (&op));
       g_hash_table_insert (rp->warm_addr, GSIZE_TO_POINTER (o->ptr), GSIZE_TO_POINTER (addr));
       rp->out->warm_objects++;
     }
@@ -698,6 +720,7 @@ sim_replay_free (SimReplay *rp)
     sim_memsys_free (rp->mem);
   if (rp->spec)
     sim_alloc_spec_free (rp->spec);
+  sim_cpu_map_clear (&rp->map);
   g_free (rp->trace_arg);
   g_free (rp);
 }
@@ -724,6 +747,13 @@ sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayRes
   rp->out = out;
   rp->spec = g_steal_pointer (&spec);
   const SimMachine *m = opt->machine;
+  if (!sim_cpu_map_init (&rp->map, m, opt->cpu_map, error))
+    goto fail;
+  out->cpu_map = g_memdup2 (rp->map.to_machine, m->n_cpus * sizeof (guint));
+  out->cpu_map_given = rp->map.given;
+  out->cpu_map_compact = rp->map.compact;
+  out->trace_cpu_used = g_new0 (guint8, m->n_cpus);
+  out->n_cpus = m->n_cpus;
   rp->mem = sim_memsys_new (m, error);
   if (rp->mem == NULL)
     goto fail;
@@ -1002,4 +1032,68 @@ sim_replay_run (const char *trace, const char *spec, const SimReplayOptions *opt
                 SimReplayResult *out, GError **error)
 {
   return sim_replay_run_many (trace, &spec, 1, opt, 0, out, error);
+}
+
+guint
+sim_replay_trace_cpus (const SimReplayResult *r)
+{
+  guint n = 0;
+  for (guint t = 0; r->trace_cpu_used && t < r->n_cpus; t++)
+    n += r->trace_cpu_used[t];
+  return n;
+}
+
+guint
+sim_replay_sockets_used (const SimReplayResult *r, const SimMachine *m)
+{
+  guint n = 0;
+  for (guint s = 0; s < m->sockets; s++)
+    for (guint t = 0; r->trace_cpu_used && t < r->n_cpus; t++)
+      if (r->trace_cpu_used[t] && sim_machine_socket_of (m, r->cpu_map[t]) == s)
+        {
+          n++;
+          break;
+        }
+  return n;
+}
+
+GPtrArray *
+sim_replay_cpu_notes (const SimReplayResult *r, const SimMachine *m)
+{
+  GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
+  guint used = sim_replay_trace_cpus (r);
+  if (used == 0 || r->cpu_map == NULL)
+    return notes;
+  /* "trace CPU 0 -> cpu0 (socket 0), ..." for the CPUs with events. */
+  GString *where = g_string_new (NULL);
+  guint shown = 0;
+  for (guint t = 0; t < r->n_cpus; t++)
+    {
+      if (!r->trace_cpu_used[t])
+        continue;
+      if (shown == 8)
+        {
+          g_string_append (where, ", ...");
+          break;
+        }
+      g_string_append_printf (where, "%s%u -> cpu%u (socket %u)", shown ? ", " : "", t,
+                              r->cpu_map[t], sim_machine_socket_of (m, r->cpu_map[t]));
+      shown++;
+    }
+  const char *how = r->cpu_map_compact ? "the compact default" : "--cpu-map";
+  if (used < m->n_cpus)
+    g_ptr_array_add (notes, g_strdup_printf (
+      "the trace used %u CPU%s, machine %s has %u: per-CPU sizing (SLUB's cpu_partial and "
+      "min_objects, SLAB's array caches, the pcp high marks) follows the machine's %u CPUs, and "
+      "the other %u stay idle (trace CPU %s, %s)", used, used == 1 ? "" : "s", m->name,
+      m->n_cpus, m->n_cpus, m->n_cpus - used, where->str, how));
+  guint sockets = sim_replay_sockets_used (r, m);
+  if (sockets > 1)
+    g_ptr_array_add (notes, g_strdup_printf (
+      "the trace's CPUs land on %u sockets (trace CPU %s, %s): an object freed on one and "
+      "reused on another crosses the interconnect, and their locks bounce between sockets; "
+      "a recording from a one-socket machine replays like for like with --cpu-map on one "
+      "socket", sockets, where->str, how));
+  g_string_free (where, TRUE);
+  return notes;
 }

@@ -40,6 +40,9 @@ typedef struct {
   /* --warm unknown-frees: objects the trace frees but never allocated are
    * placed in slabs before the replay (sim/run/warm.h). */
   gboolean          warm;
+  /* --cpu-map LIST: trace CPU -> machine CPU (sim/run/cpu-map.h); NULL:
+   * compact, socket 0 first, one thread per core first. */
+  const char       *cpu_map;
   /* Fed the model's decisions as trace events (model addresses in
    * direct-map form, its page traffic): `slabsim validate`.  NULL: none. */
   SimDecisions     *modelled;
@@ -100,9 +103,25 @@ typedef struct {
   guint64 refused_allocs, skipped_refused_frees;
   guint64 events_without_cpu;     /* no [cpu] in the trace: replayed on CPU 0 */
   guint64 caches_created;
+  /* The CPU map used: machine CPU of each trace CPU ([n_cpus]; the first
+   * cpu_map_given were asked for, the rest complete the permutation), and
+   * which trace CPUs had events ([n_cpus], 0 or 1). */
+  guint   *cpu_map;
+  guint    cpu_map_given;
+  gboolean cpu_map_compact;
+  guint8  *trace_cpu_used;
 } SimReplayResult;
 
 void sim_replay_result_clear (SimReplayResult *r);
+
+/* Notes on how the trace's CPUs sit on @m (for the reports, text and
+ * JSON): when it used fewer CPUs than the machine has (per-CPU sizing
+ * follows the machine), and when its CPUs land on more than one socket.
+ * Strings in a new array (g_free). */
+GPtrArray *sim_replay_cpu_notes (const SimReplayResult *r, const SimMachine *m);
+/* Trace CPUs with events, and the sockets their machine CPUs are on. */
+guint sim_replay_trace_cpus (const SimReplayResult *r);
+guint sim_replay_sockets_used (const SimReplayResult *r, const SimMachine *m);
 
 /* Replay @trace through the allocator @spec ("slub@2.6.34:slub_max_order=3").
  * Errors: the trace's (SIM_TRACE_ERROR), the spec's (SIM_USAGE_ERROR /

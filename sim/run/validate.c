@@ -225,6 +225,10 @@ sim_validate_run (const char *trace, const char *spec, const SimReplayOptions *o
         row->why = why_far (row, model, FALSE);
     }
 
+  /* How the trace's CPUs sit on the machine (the same for both starts). */
+  g_autoptr (GPtrArray) cpu_notes = sim_replay_cpu_notes (&v->cold_res, v->machine);
+  for (guint i = 0; i < cpu_notes->len; i++)
+    g_ptr_array_add (v->notes, g_strdup (g_ptr_array_index (cpu_notes, i)));
   /* What the trace cannot tell. */
   if (!v->trace_618)
     g_ptr_array_add (v->notes, g_strdup (

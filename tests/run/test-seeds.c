@@ -7,12 +7,13 @@
 #include <glib/gstdio.h>
 
 static char *
-run (const char *trace, const char *spec)
+run_mapped (const char *trace, const char *spec, const char *cpu_map)
 {
   char *out = NULL;
   g_autofree char *err = NULL;
   int rc = tu_run (&out, &err, (const char *[]) { "run", "--check", "--format", "json",
-                                                  "--machine", "nehalem-ep-2s", "-a", spec,
+                                                  "--machine", "nehalem-ep-2s",
+                                                  "--cpu-map", cpu_map, "-a", spec,
                                                   trace, NULL });
   if (rc != 0)
     {
@@ -20,6 +21,13 @@ run (const char *trace, const char *spec)
       fail ();
     }
   return out;
+}
+
+/* The default placement (compact: socket 0 first). */
+static char *
+run (const char *trace, const char *spec)
+{
+  return run_mapped (trace, spec, "compact");
 }
 
 /* Seed 003 (hackbench, 2.6.34-rc1 on a 2-socket Nehalem): slabinfo showed
@@ -96,9 +104,14 @@ test_seed_002_netperf_pass_through (void **state)
   g_autofree char *trace = tu_trace_gen ("netperf-udp", "2.6.30",
                                          (const char *[]) { "--cpus", "16",
                                                             "--loops", "5000", NULL });
-  g_autofree char *slab = run (trace, "slab");
-  g_autofree char *slub = run (trace, "slub@2.6.34");
-  g_autofree char *pass = run (trace, "slub@2.6.34:pass_through=4096");
+  /* The window below was set with the machine's own numbering, which puts
+   * the pair's CPUs 0 and 1 on the two sockets of nehalem-ep-2s (every
+   * free crosses the interconnect); the seed does not say where its pairs
+   * ran.  With the compact default (both on socket 0) slub comes out at
+   * 0.88x slab: reported (issue 11 item 5), not widened. */
+  g_autofree char *slab = run_mapped (trace, "slab", "0-15");
+  g_autofree char *slub = run_mapped (trace, "slub@2.6.34", "0-15");
+  g_autofree char *pass = run_mapped (trace, "slub@2.6.34:pass_through=4096", "0-15");
   double s = (double) op_cycles (slab), u = (double) op_cycles (slub), p = (double) op_cycles (pass);
   g_printerr ("netperf-udp 2.6.30 pattern: slab %.0f, slub %.0f (%.2fx), pass-through %.0f (%.2fx)\n",
               s, u, u / s, p, p / s);

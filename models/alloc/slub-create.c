@@ -1,0 +1,506 @@
+/* slub-create.c - kmem_cache_create, boot and the model's lifetime.
+ *
+ * Which kernel.  mm/slub.c of each era: kmem_cache_open / do_kmem_cache_create
+ * (sizes and merging are slub-size.c's, from calculate_sizes and
+ * find_mergeable), the placement of kmem_cache, kmem_cache_node and
+ * kmem_cache_cpu at simulated addresses as each era places them (the
+ * PCPU_* layouts in slub-internal.h), 6.18's per-CPU sheaves and barns
+ * for caches with a sheaf_capacity, and kmem_cache_init's kmalloc caches.
+ *
+ * What it leaves out.  kmem_cache_destroy and kmem_cache_shrink; sysfs;
+ * the kernel's own boot-time allocations other than the caches'
+ * structures.  Parameters beyond the kernel's boot parameters are parsed
+ * here (SimSlubExtras in slub.h).
+ */
+#include "models/alloc/slub-internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Creation                                                            */
+
+/* The name slabinfo shows: a merged cache (more than one user) by its
+ * unique id (":t-0000256"), any other cache by its own name — what
+ * rename_slabs() in tools/slub/slabinfo.c does without -f. */
+static char *
+display_name (SimSlub *m, const SimSlubCache *sc)
+{
+  if (sc->refcount > 1)
+    return sim_slub_cache_sysfs_name (m->set, sc);
+  return g_strdup (sc->name);
+}
+
+/* Place the kernel structures of a new cache: kmem_cache on node 0,
+ * kmem_cache_node on each node, kmem_cache_cpu in each CPU's per-CPU
+ * area (its node's static area). */
+static SlubCache *
+model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
+                 gint kmalloc_index, GError **error)
+{
+  SlubCache *s = g_new0 (SlubCache, 1);
+  s->sc = sc;
+  s->g = sc->geo;
+  if (m->p.cpu_partial >= 0 && m->era->cpu_partial)
+    {
+      s->g.cpu_partial = (guint) m->p.cpu_partial;
+      s->g.cpu_partial_slabs = s->g.objects ? (s->g.cpu_partial * 2 + s->g.objects - 1) / s->g.objects : 0;
+    }
+  if (!m->era->cpu_partial)
+    s->g.cpu_partial = s->g.cpu_partial_slabs = 0;
+  if (m->p.min_partial >= 0)
+    s->g.min_partial = (guint) m->p.min_partial;
+  s->name = display_name (m, sc);
+  s->aliases = g_ptr_array_new_with_free_func (g_free);
+  s->flags = sc->geo.flags;
+
+  guint kc_size = m->era->kmem_cache_size + 8 * m->n_nodes
+                  + (m->era->cpu_ptr_array ? 8 * m->env.n_cpus : 0);
+  const SlubEra *e = m->era;
+  if ((e->pcpu_layout == PCPU_STATIC_ARRAY || e->pcpu_layout == PCPU_KMALLOC_STATIC)
+      && kmalloc_index >= 0)
+    {
+      /* kmalloc_caches[] is a static array of struct kmem_cache: one
+       * cache's tail shares a line with the next one's head. */
+      if (m->kmalloc_kc == 0)
+        m->kmalloc_kc = sim_page_static_alloc (m->env.pages, 0,
+                                               (guint64) m->n_kmalloc * kc_size, 64);
+      s->addr = m->kmalloc_kc + (guint64) kmalloc_index * kc_size;
+    }
+  else
+    s->addr = sim_page_static_alloc (m->env.pages, 0, kc_size, 64);
+  s->node = g_new0 (SlubNode, m->n_nodes);
+  for (guint n = 0; n < m->n_nodes; n++)
+    {
+      /* 2.6.33/34 embed node 0's kmem_cache_node in kmem_cache (local_node:
+       * kmalloc caches always use it for node 0, other caches for the node
+       * of their kmem_cache, node 0 here). */
+      if (n == 0 && e->local_node)
+        s->node[n].addr = s->addr + e->local_node;
+      else
+        s->node[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
+      sim_lock_init (&s->node[n].list_lock, "list_lock");
+    }
+  guint n_stats = e->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS
+                  : e->pcpu_layout != PCPU_PACKED ? CLASSIC_2_6_N_STATS
+                  : SIM_SLUB_N_CLASSIC_STATS;
+  /* stat[] is in kmem_cache_cpu only in a CONFIG_SLUB_STATS build. */
+  guint cc_size = e->cpu_stat_offset + (e->stats && m->p.stats ? 4 * n_stats : 0);
+  if (cc_size < 24)
+    cc_size = 24;
+  cc_size = (cc_size + 7) & ~7u;                /* sizeof, pointer-aligned */
+  s->cpu = g_new0 (CpuSlab, m->env.n_cpus);
+  if (e->pcpu_layout != PCPU_PACKED && m->pcpu_unit == NULL)
+    {
+      /* kmem_cache_init's first cache, kmalloc_caches[0] (the
+       * kmem_cache_node cache, not a cache the model replays), takes slot
+       * 0 of 2.6.33's array and index 0 of 2.6.34's.  6.18's boot caches
+       * (kmem_cache, kmem_cache_node) take the first dynamic bytes. */
+      m->pcpu_slots = 1;
+      if (e->pcpu_layout == PCPU_DYNAMIC)
+        m->pcpu_dyn = 2 * ((cc_size + 15) & ~15u);
+      m->pcpu_unit = g_new0 (SimAddr, m->env.n_cpus);
+      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+        m->pcpu_unit[cpu] = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
+                                                   PCPU_UNIT_SIZE, 4096);
+    }
+  /* The per-CPU unit: 2.6.33's kmem_cache_cpu[NR_KMEM_CACHE_CPU], or
+   * 2.6.34's kmalloc_percpu[] followed by the alloc_percpu area. */
+  guint64 off = 0;
+  gboolean in_unit = FALSE;
+  if (e->pcpu_layout == PCPU_STATIC_ARRAY && m->pcpu_slots < NR_KMEM_CACHE_CPU)
+    {
+      off = (guint64) m->pcpu_slots++ * cc_size;
+      in_unit = TRUE;
+    }
+  else if (e->pcpu_layout == PCPU_KMALLOC_STATIC)
+    {
+      guint64 statics = (guint64) m->n_kmalloc * cc_size;
+      if (kmalloc_index >= 0)
+        off = (guint64) kmalloc_index * cc_size;
+      else
+        {
+          off = statics + m->pcpu_dyn;
+          m->pcpu_dyn += cc_size;
+        }
+      in_unit = off + cc_size <= PCPU_UNIT_SIZE;
+    }
+  else if (e->pcpu_layout == PCPU_DYNAMIC)
+    {
+      off = (m->pcpu_dyn + 15) & ~(guint64) 15;
+      m->pcpu_dyn = (guint) (off + cc_size);
+      in_unit = off + cc_size <= PCPU_UNIT_SIZE;
+    }
+  for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+    {
+      s->cpu[cpu].freelist = NIL;
+      s->cpu[cpu].node = -1;
+      s->cpu[cpu].tid = cpu;
+      if (in_unit)
+        s->cpu[cpu].addr = m->pcpu_unit[cpu] + off;
+      else if (e->pcpu_layout != PCPU_PACKED)
+        /* 2.6.33's table overflow: kmalloc_node of a cache-line-aligned
+         * structure on the CPU's node. */
+        s->cpu[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
+                                                  (cc_size + 63) & ~63u, 64);
+      else
+        s->cpu[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
+                                                  cc_size, 8);
+    }
+  /* kmem_cache_open writes the structure. */
+  sim_op_touch_range (op, s->addr, kc_size, SIM_ACC_WRITE, SIM_MEM_CACHE_META);
+  if (sheaf_capacity > 0)
+    {
+      /* init_kmem_cache_nodes gives each node a barn; init_percpu_sheaves
+       * an empty main sheaf to each CPU, all kzalloc'ed on the creating
+       * CPU. */
+      s->sheaf_capacity = sheaf_capacity;
+      s->barn = g_new0 (Barn, m->n_nodes);
+      for (guint n = 0; n < m->n_nodes; n++)
+        {
+          s->barn[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
+          sim_lock_init (&s->barn[n].lock, "barn_lock");
+          g_queue_init (&s->barn[n].full);
+          g_queue_init (&s->barn[n].empty);
+          sim_op_touch_range (op, s->barn[n].addr, 64, SIM_ACC_WRITE, SIM_MEM_CACHE_META);
+        }
+      s->pcs = g_new0 (Pcs, m->env.n_cpus);
+      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+        s->pcs[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
+                                                  PCS_SIZE, 8);
+      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+        {
+          s->pcs[cpu].main = alloc_empty_sheaf (m, op, s, SIM_GFP_WAIT);
+          if (s->pcs[cpu].main == NULL)
+            {
+              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
+                           "simulated memory exhausted allocating the sheaves of %s; the "
+                           "machine's memory per node is too small", s->name);
+              for (guint j = 0; j < cpu; j++)
+                free_empty_sheaf (m, op, s, s->pcs[j].main);
+              g_free (s->pcs);
+              g_free (s->barn);
+              g_free (s->cpu);
+              g_free (s->node);
+              g_ptr_array_unref (s->aliases);
+              g_free (s->name);
+              g_free (s);
+              return NULL;
+            }
+          sim_op_write (op, s->pcs[cpu].addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+        }
+    }
+  s->id = m->caches->len;
+  g_ptr_array_add (m->caches, s);
+  g_hash_table_insert (m->model_of, sc, s);
+  g_hash_table_insert (m->by_name, g_strdup (sc->name), s);
+  return s;
+}
+
+static guint32
+slub_flags (const SimSlub *m, guint32 f)
+{
+  guint32 r = 0;
+  if ((f & SIM_SLAB_USERCOPY) && m->era->id == SIM_SLUB_6_18)
+    r |= SIM_SLUB_NO_MERGE;
+  if (f & SIM_SLAB_HWCACHE_ALIGN)
+    r |= SIM_SLUB_HWCACHE_ALIGN;
+  if (f & SIM_SLAB_TYPESAFE_BY_RCU)
+    r |= SIM_SLUB_TYPESAFE_BY_RCU;
+  if (f & SIM_SLAB_CTOR)
+    r |= SIM_SLUB_CTOR;
+  if (f & SIM_SLAB_RECLAIM_ACCOUNT)
+    r |= SIM_SLUB_RECLAIM_ACCOUNT;
+  if (f & SIM_SLAB_CACHE_DMA)
+    r |= SIM_SLUB_CACHE_DMA;
+  if (f & SIM_SLAB_FREEPTR_OFFSET)
+    r |= SIM_SLUB_FREEPTR_OFFSET;
+  return r;
+}
+
+SimCacheId
+sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError **error)
+{
+  SlubCache *existing = g_hash_table_lookup (m->by_name, spec->name);
+  if (existing)
+    return existing->id;
+  SimSlubCacheArgs args = {
+    .name = spec->name,
+    .object_size = spec->object_size,
+    .align = spec->align,
+    .flags = slub_flags (m, spec->flags),
+  };
+  if ((spec->flags & SIM_SLAB_FREEPTR_OFFSET) && m->cfg.era->freeptr_offset_arg)
+    args.freeptr_offset = 0;
+  /* Sheaves are 6.18's and need a non-debug cache (the model has no debug
+   * caches).  A cache with sheaves is never merged (slab_unmergeable
+   * tests s->cpu_sheaves; __kmem_cache_create_args skips the alias
+   * search when sheaf_capacity is set). */
+  guint sheaf_capacity = m->era->id == SIM_SLUB_6_18 ? spec->sheaf_capacity : 0;
+  if (sheaf_capacity > 0)
+    args.flags |= SIM_SLUB_NO_MERGE;
+  gboolean merged = FALSE;
+  SimSlubCache *sc = sim_slub_cache_set_create (m->set, &args, &merged, error);
+  if (sc == NULL)
+    return SIM_CACHE_NONE;
+  SlubCache *s = g_hash_table_lookup (m->model_of, sc);
+  if (s == NULL)
+    {
+      s = model_cache_new (m, op, sc, sheaf_capacity, -1, error);
+      if (s == NULL)
+        return SIM_CACHE_NONE;
+    }
+  else
+    {
+      /* Merged: the kernel keeps one kmem_cache; the new name becomes an
+       * alias (and slabinfo shows the unique id). */
+      g_ptr_array_add (s->aliases, g_strdup (spec->name));
+      g_hash_table_insert (m->by_name, g_strdup (spec->name), s);
+      g_free (s->name);
+      s->name = display_name (m, sc);
+    }
+  return s->id;
+}
+
+SimCacheId
+sim_slub_kmalloc_cache (SimSlub *m, gsize size, guint32 gfp)
+{
+  (void) gfp;      /* DMA kmalloc caches are not modelled: served by the normal ones */
+  if (m->p.pass_through > 0 && (gint64) size > m->p.pass_through)
+    return SIM_CACHE_NONE;
+  SimKmallocClass k = sim_kmalloc_classify (m->cfg.era, MAX (size, 1));
+  if (k.kind != SIM_KMALLOC_CACHE)
+    {
+      /* pass_through=off keeps large kmallocs in the largest caches the
+       * era has while they fit. */
+      if (m->p.pass_through == 0)
+        for (guint i = 0; i < m->n_kmalloc; i++)
+          if (m->kmalloc[i] && m->kmalloc[i]->g.object_size >= size)
+            return m->kmalloc[i]->id;
+      return SIM_CACHE_NONE;
+    }
+  if (k.index >= m->n_kmalloc || m->kmalloc[k.index] == NULL)
+    return SIM_CACHE_NONE;
+  return m->kmalloc[k.index]->id;
+}
+
+static gboolean
+parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GError **error)
+{
+  x->pass_through = -1;
+  x->cpu_partial = -1;
+  x->min_partial = -1;
+  /* CONFIG_SLUB_STATS is default n in every era that has it. */
+  x->stats = FALSE;
+  for (guint i = 0; i < spec->params->len; i++)
+    {
+      const SimAllocParam *p = &g_array_index (spec->params, SimAllocParam, i);
+      guint v;
+      if (g_strcmp0 (p->key, "pass_through") == 0)
+        {
+          if (g_strcmp0 (p->value, "off") == 0)
+            x->pass_through = 0;
+          else if (!sim_alloc_param_uint (p, G_MAXINT32, &v, error))
+            return FALSE;
+          else
+            x->pass_through = v;
+        }
+      else if (g_strcmp0 (p->key, "cpu_partial") == 0)
+        {
+          if (!sim_alloc_param_uint (p, 100000, &v, error))
+            return FALSE;
+          x->cpu_partial = (gint) v;
+        }
+      else if (g_strcmp0 (p->key, "min_partial") == 0)
+        {
+          if (!sim_alloc_param_uint (p, 1000, &v, error))
+            return FALSE;
+          x->min_partial = (gint) v;
+        }
+      else if (g_strcmp0 (p->key, "slub_stats") == 0)
+        {
+          if (!sim_alloc_param_uint (p, 1, &v, error))
+            return FALSE;
+          x->stats = v != 0;
+        }
+      else
+        {
+          SimAllocParam copy = { g_strdup (p->key), g_strdup (p->value) };
+          g_array_append_val (rest->params, copy);
+        }
+    }
+  return TRUE;
+}
+
+SimSlub *
+sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
+{
+  const char *kernel = spec->kernel ? spec->kernel : "6.18";
+  const SlubEra *era = NULL;
+  for (guint i = 0; i < slub_n_eras; i++)
+    if (strcmp (slub_eras[i].name, kernel) == 0)
+      era = &slub_eras[i];
+  if (era == NULL)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "slub: no model of kernel %s (known: 2.6.23, 2.6.33, 2.6.34, 6.18)", kernel);
+      return NULL;
+    }
+  SimSlub *m = g_new0 (SimSlub, 1);
+  m->era = era;
+  m->env = *env;
+  m->kernel = g_strdup (era->name);
+  m->n_nodes = env->machine->numa ? env->machine->sockets : 1;
+  g_autofree char *table = g_strconcat ("slub-", era->name, NULL);
+  if (!sim_paths_load (table, path_keys, N_PATHS, m->path, error))
+    {
+      g_free (m->kernel);
+      g_free (m);
+      return NULL;
+    }
+
+  /* 2.6.33 sizes its caches exactly as 2.6.34 does; only the per-CPU
+   * layout differs. */
+  SimAllocSpec sizing = { .name = spec->name,
+                          .kernel = (char *) (era->id == SIM_SLUB_2_6_33 ? "2.6.34" : era->name),
+                          .params = g_array_new (FALSE, TRUE, sizeof (SimAllocParam)) };
+  gboolean ok = parse_extras (&m->p, spec, &sizing, error)
+                && sim_slub_config_from_spec (&m->cfg, &sizing, env->n_cpus, error);
+  for (guint i = 0; i < sizing.params->len; i++)
+    {
+      g_free (g_array_index (sizing.params, SimAllocParam, i).key);
+      g_free (g_array_index (sizing.params, SimAllocParam, i).value);
+    }
+  g_array_free (sizing.params, TRUE);
+  if (!ok)
+    {
+      /* The sizing code lists its boot parameters; the model's own come on
+       * top. */
+      if (error && *error && g_error_matches (*error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_UNKNOWN_KEY)
+          && g_str_has_suffix ((*error)->message, ")"))
+        {
+          char *msg = g_strndup ((*error)->message, strlen ((*error)->message) - 1);
+          g_free ((*error)->message);
+          (*error)->message = g_strconcat (msg, ", pass_through, cpu_partial, min_partial, slub_stats)",
+                                           NULL);
+          g_free (msg);
+        }
+      g_free (m->kernel);
+      g_free (m);
+      return NULL;
+    }
+  if (m->p.pass_through < 0)
+    m->p.pass_through = -1;
+  if (m->p.stats && !era->stats)
+    {
+      /* CONFIG_SLUB_STATS came with 2.6.25: there is nothing to charge. */
+      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
+                   "slub@%s: slub_stats=1: this kernel has no CONFIG_SLUB_STATS (added in 2.6.25)",
+                   era->name);
+      g_free (m->kernel);
+      g_free (m);
+      return NULL;
+    }
+
+  m->caches = g_ptr_array_new ();
+  m->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  m->model_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->slab_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->large = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->set = sim_slub_cache_set_new (&m->cfg);
+  if (!sim_kmalloc_create_caches (m->set, error))
+    {
+      sim_slub_free_model (m);
+      return NULL;
+    }
+  /* Mirror the kmalloc caches create_kmalloc_caches made. */
+  SimOp op;
+  sim_op_begin_uncharged (&op, env->mem, 0, 0);
+  GArray *idx = sim_kmalloc_cache_indexes (m->cfg.era);
+  guint max_index = 0;
+  for (guint i = 0; i < idx->len; i++)
+    max_index = MAX (max_index, g_array_index (idx, guint, i));
+  m->n_kmalloc = max_index + 1;
+  m->kmalloc = g_new0 (SlubCache *, m->n_kmalloc);
+  for (guint i = 0; i < idx->len; i++)
+    {
+      guint k = g_array_index (idx, guint, i);
+      char *name = sim_kmalloc_cache_name (m->cfg.era, k);
+      SimSlubCache *sc = NULL;
+      for (guint j = 0; j < m->set->caches->len && sc == NULL; j++)
+        {
+          SimSlubCache *c = g_ptr_array_index (m->set->caches, j);
+          if (strcmp (c->name, name) == 0)
+            sc = c;
+        }
+      if (sc)
+        {
+          SlubCache *s = g_hash_table_lookup (m->model_of, sc);
+          m->kmalloc[k] = s ? s : model_cache_new (m, &op, sc, 0, (gint) k, NULL);
+        }
+      g_free (name);
+    }
+  g_array_unref (idx);
+  return m;
+}
+
+static void
+sheaf_destroy (Sheaf *sh)
+{
+  if (sh)
+    {
+      g_free (sh->objects);
+      g_free (sh);
+    }
+}
+
+void
+sim_slub_free_model (SimSlub *m)
+{
+  if (m == NULL)
+    return;
+  GHashTableIter it;
+  gpointer k, v;
+  if (m->slab_of)
+    {
+      g_hash_table_iter_init (&it, m->slab_of);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        g_free (v);
+      g_hash_table_destroy (m->slab_of);
+    }
+  if (m->caches)
+    {
+      for (guint i = 0; i < m->caches->len; i++)
+        {
+          SlubCache *s = g_ptr_array_index (m->caches, i);
+          for (guint cpu = 0; s->pcs && cpu < m->env.n_cpus; cpu++)
+            {
+              sheaf_destroy (s->pcs[cpu].main);
+              sheaf_destroy (s->pcs[cpu].spare);
+            }
+          for (guint n = 0; s->barn && n < m->n_nodes; n++)
+            {
+              g_queue_clear_full (&s->barn[n].full, (GDestroyNotify) sheaf_destroy);
+              g_queue_clear_full (&s->barn[n].empty, (GDestroyNotify) sheaf_destroy);
+            }
+          g_free (s->pcs);
+          g_free (s->barn);
+          g_free (s->name);
+          g_ptr_array_unref (s->aliases);
+          g_free (s->cpu);
+          g_free (s->node);
+          g_free (s);
+        }
+      g_ptr_array_unref (m->caches);
+    }
+  if (m->by_name)
+    g_hash_table_destroy (m->by_name);
+  if (m->model_of)
+    g_hash_table_destroy (m->model_of);
+  if (m->large)
+    g_hash_table_destroy (m->large);
+  if (m->set)
+    sim_slub_cache_set_free (m->set);
+  g_free (m->kmalloc);
+  g_free (m->pcpu_unit);
+  g_free (m->kernel);
+  g_free (m);
+}
+
