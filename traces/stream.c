@@ -73,6 +73,7 @@ strings_append (SimTraceStrings *t, const char *s, gsize len)
 /* ---- the stream ----------------------------------------------------------- */
 
 struct _SimTraceStream {
+  gint             ref;
   SimTraceReader  *reader;
   char            *name;
   SimTraceFormat   format;
@@ -102,10 +103,17 @@ cache_abandon (SimTraceStream *s)
   s->cache_out = NULL;
 }
 
+SimTraceStream *
+sim_trace_stream_ref (SimTraceStream *s)
+{
+  g_atomic_int_inc (&s->ref);
+  return s;
+}
+
 void
 sim_trace_stream_free (SimTraceStream *s)
 {
-  if (s == NULL)
+  if (s == NULL || !g_atomic_int_dec_and_test (&s->ref))
     return;
   cache_abandon (s);
   sim_trace_reader_free (s->reader);
@@ -302,6 +310,7 @@ sim_trace_stream_open (const char *path, const SimTraceStreamOptions *opt, GErro
   if (opt == NULL)
     opt = &none;
   g_autoptr (SimTraceStream) s = g_new0 (SimTraceStream, 1);
+  s->ref = 1;
   s->name = g_strdup (strcmp (path, "-") == 0 ? "(stdin)" : path);
   s->strings = g_new0 (SimTraceStrings, 1);
   s->strings->chunk = g_string_chunk_new (4096);

@@ -57,6 +57,9 @@ typedef struct _SimTraceStream SimTraceStream;
 
 SimTraceStream *sim_trace_stream_open (const char *path, const SimTraceStreamOptions *opt,
                                        GError **error);
+/* Streams are shared by reference (a summary keeps its stream's strings):
+ * free drops one. */
+SimTraceStream *sim_trace_stream_ref (SimTraceStream *s);
 void sim_trace_stream_free (SimTraceStream *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTraceStream, sim_trace_stream_free)
 

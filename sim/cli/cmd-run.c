@@ -196,6 +196,9 @@ sim_cmd_run (int argc, char **argv, GError **error)
       opt.trace_cache = cache_dir;
       opt.trace_cache_max = sim_trace_cache_default_max ();
     }
+  g_autoptr (SimTraceInfo) info = NULL;
+  if (fmt == SIM_FORMAT_JSON)
+    opt.info = &info;
   if (ok)
     {
       prog.label = n == 1 ? g_strdup_printf ("run %s", specs[0])
@@ -216,12 +219,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
     }
   g_free (prog.label);
 
-  g_autoptr (SimTraceInfo) info = NULL;
-  if (ok && fmt == SIM_FORMAT_JSON)
-    {
-      info = sim_trace_info_collect (argv[1], lenient, error);
-      ok = info != NULL;
-    }
+  /* The JSON's trace summary comes from the decode the replays use. */
   if (ok)
     {
       SimRunReport rep = { .trace = argv[1], .machine = machine, .opt = &opt, .info = info,

@@ -857,6 +857,7 @@ sim_replay_finish (SimReplay *rp, GError **error)
 
 typedef struct {
   SimReplay *rp;
+  SimTraceInfo *info;       /* or this lane feeds the trace's summary */
   gboolean   failed;
   GError    *error;
   const SimTraceEvent *ev;
@@ -873,7 +874,12 @@ typedef struct {
 static void
 lane_step (Lane *l)
 {
-  if (l->finish)
+  if (l->info)
+    {
+      if (!l->finish)
+        sim_trace_info_add (l->info, l->ev, l->n);
+    }
+  else if (l->finish)
     {
       if (!sim_replay_finish (l->rp, &l->error))
         l->failed = TRUE;
@@ -900,11 +906,11 @@ lanes_start (GThreadPool *pool, Barrier *b, Lane *lanes, guint n)
 {
   g_mutex_lock (&b->lock);
   for (guint i = 0; i < n; i++)
-    if (!lanes[i].failed && lanes[i].rp)
+    if (!lanes[i].failed && (lanes[i].rp || lanes[i].info))
       b->pending++;
   g_mutex_unlock (&b->lock);
   for (guint i = 0; i < n; i++)
-    if (!lanes[i].failed && lanes[i].rp)
+    if (!lanes[i].failed && (lanes[i].rp || lanes[i].info))
       {
         if (pool)
           g_thread_pool_push (pool, &lanes[i], NULL);
@@ -928,7 +934,9 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
                      GError **error)
 {
   g_return_val_if_fail (n >= 1, FALSE);
-  Lane *lanes = g_new0 (Lane, n);
+  /* lanes[n]: the trace's summary, when asked for */
+  Lane *lanes = g_new0 (Lane, n + 1);
+  guint nl = n;
   GError *trace_error = NULL;     /* the trace's: every replay still running meets it */
   SimWarmSet ws = { 0 };
   gboolean have_ws = FALSE;
@@ -969,26 +977,28 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
     if (!lanes[i].failed && !sim_replay_begin (lanes[i].rp, trace, stream,
                                                have_ws ? &ws : NULL, &lanes[i].error))
       lanes[i].failed = TRUE;
+  if (opt->info)
+    lanes[nl++].info = sim_trace_info_new (stream);
 
   if (jobs > 0)
-    pool = g_thread_pool_new (lane_job, &b, (gint) MIN (jobs, n), TRUE, NULL);
+    pool = g_thread_pool_new (lane_job, &b, (gint) MIN (jobs, nl), TRUE, NULL);
   const SimTraceEvent *ev;
   guint k;
   gboolean more = sim_trace_stream_next (stream, &ev, &k, &trace_error);
   while (more)
     {
-      for (guint i = 0; i < n; i++)
+      for (guint i = 0; i < nl; i++)
         lanes[i].ev = ev, lanes[i].n = k;
-      lanes_start (pool, &b, lanes, n);
+      lanes_start (pool, &b, lanes, nl);
       /* the next chunk is decoded into the other buffer meanwhile */
       more = sim_trace_stream_next (stream, &ev, &k, &trace_error);
       lanes_wait (&b);
     }
   if (trace_error == NULL)
     {
-      for (guint i = 0; i < n; i++)
+      for (guint i = 0; i < nl; i++)
         lanes[i].finish = TRUE;
-      lanes_start (pool, &b, lanes, n);
+      lanes_start (pool, &b, lanes, nl);
       lanes_wait (&b);
     }
 
@@ -1016,6 +1026,9 @@ resolve:
       sim_replay_free (lanes[i].rp);
       g_clear_error (&lanes[i].error);
     }
+  if (opt->info && ok)
+    *opt->info = g_steal_pointer (&lanes[n].info);
+  g_clear_pointer (&lanes[n].info, sim_trace_info_free);
   g_clear_error (&trace_error);
   g_free (lanes);
   g_free (opts);

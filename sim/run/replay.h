@@ -24,6 +24,7 @@
 #include "sim/run/emit.h"
 #include "sim/run/warm.h"
 #include "traces/stream.h"
+#include "traces/info.h"
 
 G_BEGIN_DECLS
 
@@ -59,6 +60,9 @@ typedef struct {
    * and its bound in bytes (0: the default). */
   const char       *trace_cache;
   guint64           trace_cache_max;
+  /* sim_replay_run_many: when set, *info is made the trace's summary
+   * (traces/info.h) from the same decode (run --format json). */
+  SimTraceInfo    **info;
 } SimReplayOptions;
 
 /* Cycle distribution of one kind of operation. */
