@@ -83,7 +83,15 @@ run_on (const char *const *args, const char *path)
       fail ();
     }
   g_auto (GStrv) pieces = g_strsplit (out, path, -1);
-  return g_strjoinv ("TRACE", pieces);
+  g_autofree char *joined = g_strjoinv ("TRACE", pieces);
+  /* run's provenance hashes the file's bytes, which the re-compression
+   * changes on purpose: every other byte must agree. */
+  g_auto (GStrv) lines = g_strsplit (joined, "\n", -1);
+  GString *kept = g_string_new (NULL);
+  for (guint i = 0; lines[i]; i++)
+    if (!strstr (lines[i], "\"trace_sha256\"") && !strstr (lines[i], "\"trace_bytes\""))
+      g_string_append_printf (kept, "%s\n", lines[i]);
+  return g_string_free (kept, FALSE);
 }
 
 static void
