@@ -152,6 +152,10 @@ struct SimMemSys {
    * to know that the core keeps it. */
   gboolean           inl2;
   guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
+  /* Per CPU, the core timing model's pipeline state (models/alloc/alloc.h:
+   * what is still in flight when one allocator call ends and the next
+   * begins); allocated by its first user, g_free'd here. */
+  gpointer          *core_state;   /* [n_cpus] */
 };
 
 /* ---- Host memory --------------------------------------------------------- */
@@ -580,6 +584,7 @@ memsys_alloc (SimMemSysMode mode, guint n_cpus)
   ms->mode = mode;
   ms->n_cpus = n_cpus;
   ms->stats = g_new0 (SimCpuMemStats, n_cpus);
+  ms->core_state = g_new0 (gpointer, n_cpus);
   return ms;
 }
 
@@ -870,6 +875,10 @@ sim_memsys_free (SimMemSys *ms)
   g_free (ms->dom_socket);
   g_free (ms->path);
   g_free (ms->stats);
+  if (ms->core_state)
+    for (guint c = 0; c < ms->n_cpus; c++)
+      g_free (ms->core_state[c]);
+  g_free (ms->core_state);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
     g_free (ms->inst_tab[l]);
@@ -906,6 +915,13 @@ sim_memsys_core (const SimMemSys *ms)
   /* A machine built in code rather than loaded (tests) leaves core zeroed:
    * it gets the serial model too. */
   return ms->m && ms->m->core.cpi_milli ? &ms->m->core : sim_core_spec_serial ();
+}
+
+gpointer *
+sim_memsys_core_slot (SimMemSys *ms, guint cpu)
+{
+  g_return_val_if_fail (cpu < ms->n_cpus, NULL);
+  return &ms->core_state[cpu];
 }
 
 guint

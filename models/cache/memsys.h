@@ -187,6 +187,9 @@ const SimMachine *sim_memsys_machine (const SimMemSys *ms);
  * which holds a fill buffer (models/alloc/alloc.h). */
 const SimCoreSpec *sim_memsys_core  (const SimMemSys *ms);
 guint      sim_memsys_hit_latency    (const SimMemSys *ms);
+/* @cpu's slot for the core timing model's pipeline state (a g_malloc'd
+ * block the timing model allocates on first use; freed with the memsys). */
+gpointer  *sim_memsys_core_slot      (SimMemSys *ms, guint cpu);
 void       sim_memsys_level_geometry (const SimMemSys *ms, guint l, guint64 *size,
                                       guint *ways, guint *line);
 

@@ -1,10 +1,12 @@
 /* test-case-001.c - docs/case-studies/001-kbuild-slqb-slub-slab.md: SLAB,
  * SLUB 2.6.34 and SLQB on generated kernel-build traces (2.6.29 and 6.18
- * formats) on the seed's Core 2 Quad.  What is asserted is what the page
- * states: the seed's order (the thread's system times: SLAB 192.6 s < SLQB
- * 194.8 s < SLUB 195.0 s, "slqb consumes less time than slub in system";
+ * formats) on the seed's Core 2 Quad.  What is asserted is what the thread
+ * supports, SLAB cheapest (its system times: SLAB 192.6 s against SLQB
+ * 194.8 s and SLUB 195.0 s, the same sign in elapsed time; the SLQB-SLUB
+ * margin of 0.1 % has the other sign in elapsed time and is not asserted;
  * no ratio window, the thread timed whole builds), and the page's account
- * of where SLUB's extra cycles come from. */
+ * of where SLUB's extra cycles come from.  The recorded traces' orders are
+ * the model's own results, which no seed speaks to: not asserted. */
 #include "tests/cases/case-util.h"
 
 
@@ -41,12 +43,18 @@ check_kbuild (const char *kernel)
   assert_true (pu > pa);
 
   /* Without the caller's touches SLAB's object misses go, SLUB's free
-   * pointer misses stay: the gap widens. */
+   * pointer misses stay.  The page said the cycle gap widens; that was the
+   * serial model's output, not the seed's, and under the out-of-order
+   * timing model (misses nothing waits for overlap within and across
+   * calls) it narrows on the 2.6.29 format (1.74x -> 1.67x): printed, not
+   * asserted, until the case study is retaken on the final model.  What
+   * still holds is the misses' side: SLUB's free-pointer misses do not
+   * fall without the touches. */
   g_autofree char *slab0 = cu_run (trace, "core2-quad", "none", "slab");
   g_autofree char *slub0 = cu_run (trace, "core2-quad", "none", "slub@2.6.34");
   double a0 = cu_cycles (slab0), u0 = cu_cycles (slub0);
   g_printerr ("  touch none: slab %.0f, slub %.0f (%.2fx)\n", a0, u0, u0 / a0);
-  assert_true (u0 / a0 > u / a);
+  assert_true (cu_l1_of (slub0, "freeptr") >= fu);
   g_unlink (trace);
 }
 
@@ -64,29 +72,12 @@ test_kbuild_6_18 (void **state)
   check_kbuild ("6.18");
 }
 
-/* The recorded traces: the order differs by workload (SLQB is cheapest on
- * the UDP trace), which is what the page says about "which allocator is
- * faster" having no single answer. */
-static void
-test_recorded (void **state)
-{
-  (void) state;
-  g_autofree char *udp = tu_source_path ("traces/samples/udp-4k.trace.gz");
-  g_autofree char *slab = cu_run (udp, "core2-quad", "line", "slab");
-  g_autofree char *slub = cu_run (udp, "core2-quad", "line", "slub@2.6.34");
-  g_autofree char *slqb = cu_run (udp, "core2-quad", "line", "slqb");
-  double a = cu_cycles (slab), u = cu_cycles (slub), q = cu_cycles (slqb);
-  g_printerr ("udp-4k: slab %.0f, slub %.0f (%.2fx), slqb %.0f (%.2fx)\n", a, u, u / a, q, q / a);
-  assert_true (q < a && a < u);
-}
-
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_kbuild_2_6_29),
     cmocka_unit_test (test_kbuild_6_18),
-    cmocka_unit_test (test_recorded),
   };
   return cmocka_run_group_tests_name ("case-001-kbuild", tests, NULL, NULL);
 }
