@@ -5,9 +5,9 @@
  * SimAllocOps table.  It keeps its kernel structures at simulated
  * addresses (kmem_cache, per-CPU data, struct page in the vmemmap, the
  * free pointer inside each object, list heads, locks) and issues every load
- * and store the kernel code would make through op_access(), which sends it
- * to the cache model (models/cache/memsys.h) and adds the latency to the
- * operation's cost.  Locks are engine resources (sim/core/engine.h): taking
+ * and store the kernel code would make through the sim_op_* calls below,
+ * which send it to the cache model (models/cache/memsys.h) and combine the
+ * latencies in time with the core timing model (SimOp, SimCoreState).  Locks are engine resources (sim/core/engine.h): taking
  * one held by another CPU makes this operation wait.
  *
  * A SimOp is the execution of one allocator call on one CPU (see below and
