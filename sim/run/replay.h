@@ -106,6 +106,10 @@ typedef struct {
    * frees (explicit or implicit) of their pointers */
   guint64 refused_allocs, skipped_refused_frees;
   guint64 events_without_cpu;     /* no [cpu] in the trace: replayed on CPU 0 */
+  /* --lenient: trace lines skipped because they did not parse. */
+  guint64 malformed_lines;
+  /* --check: times the invariant checkers ran (and all held). */
+  guint64 checks;
   guint64 caches_created;
   /* The CPU map used: machine CPU of each trace CPU ([n_cpus]; the first
    * cpu_map_given were asked for, the rest complete the permutation), and
