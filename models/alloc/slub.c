@@ -803,6 +803,7 @@ ops_report (gpointer mp, SimAllocReport *out)
   out->stats_config = m->era->stats ? "CONFIG_SLUB_STATS" : NULL;
   out->stats_param = "slub_stats";
   out->stats_charged = m->era->stats && m->p.stats;
+  out->stats_in_text = m->era->sheaves_all;
 }
 
 const SlubEraOps slub_classic_ops = {
