@@ -1,4 +1,5 @@
-/* slub.c - SLUB, as in Linux 2.6.23, 2.6.33, 2.6.34 and 6.18.
+/* slub.c - SLUB, as in Linux 2.6.23, 2.6.33, 2.6.34 and 6.18 (7.x:
+ * slub-7.c, which shares this file's entry points and kmalloc).
  *
  * Which kernel.  The allocator paths follow mm/slub.c of each era
  * (shared/reference/allocators.md §1 and the kernel trees cited there):
