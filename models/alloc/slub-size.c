@@ -15,6 +15,9 @@
  *   s->min                  the order-fallback geometry get_order(size);
  *   set_min_partial()       and the per-era MIN_PARTIAL / MAX_PARTIAL;
  *   set_cpu_partial()       6.18's object limit and slab conversion;
+ *   s->sheaf_capacity       6.18's opt-in kmem_cache_args.sheaf_capacity,
+ *                           7.x's calculate_sheaf_capacity() for every cache
+ *                           and bootstrap_cache_sheaves() for kmalloc;
  *   find_mergeable() / slab_unmergeable() / create_unique_id()
  *                           cache merging and its ":t-0000256" names.
  * Arithmetic is done the way the kernel's C types do it, including the
@@ -28,6 +31,7 @@
  * uses these numbers.  docs/models/slub-sizing.md lists every decision.
  */
 #include "models/alloc/slub-size.h"
+#include "models/alloc/kmalloc-classes.h"
 #include "sim/core/errors.h"
 
 #include <string.h>
@@ -47,6 +51,7 @@ static const SimSlubEra eras[] = {
     .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK, .arch_slab_minalign = 8,
     .min_partial_rule = SIM_SLUB_MIN_PARTIAL_HALF_ILOG2, .min_partial = 5, .max_partial = 10,
     .cpu_partial_rule = SIM_SLUB_CPU_PARTIAL_HALF_FULL,
+    .sheaf_rule = SIM_SLUB_SHEAVES_OPT_IN,
     .merge_oldest_first = TRUE, .id_letter_t = FALSE,
     .slab_spelling = TRUE, .merge_param = TRUE, .orders_adjust = TRUE,
     .kmalloc_shift_high = 13, .kmalloc_shift_max = 22,
@@ -570,6 +575,16 @@ sim_slub_calculate (const SimSlubConfig *cfg, const SimSlubCacheArgs *args,
                             args->object_size);
     }
 
+  if (args->sheaf_capacity && era->sheaf_rule == SIM_SLUB_SHEAVES_NONE)
+    return model_error (error, args, "sheaf_capacity does not exist in %s "
+                        "(kmem_cache_args.sheaf_capacity arrived in 6.18)", era->kernel);
+  /* A cache asked for a capacity is never merged: 6.18 skips
+   * __kmem_cache_alias() for it and slab_unmergeable() refuses any cache
+   * with cpu_sheaves; 7.x sets SLAB_NO_MERGE on it ("mm/slab: make caches
+   * with sheaves mergeable" keeps only those apart). */
+  if (args->sheaf_capacity)
+    flags |= SIM_SLUB_NO_MERGE;
+
   memset (out, 0, sizeof *out);
   out->flags = flags;
   out->object_size = args->object_size;
@@ -648,7 +663,46 @@ sim_slub_calculate (const SimSlubConfig *cfg, const SimSlubCacheArgs *args,
       out->cpu_partial = nr;
       out->cpu_partial_slabs = (nr * 2 + out->objects - 1) / out->objects;
     }
+  out->sheaf_capacity = sim_slub_sheaf_capacity (era, out->size, args->sheaf_capacity, flags);
   return TRUE;
+}
+
+guint
+sim_slub_sheaf_capacity (const SimSlubEra *era, guint size, guint requested, guint flags)
+{
+  switch (era->sheaf_rule)
+    {
+    case SIM_SLUB_SHEAVES_NONE:
+      return 0;
+    case SIM_SLUB_SHEAVES_OPT_IN:
+      /* do_kmem_cache_create(): s->sheaf_capacity = args->sheaf_capacity
+       * (no debug caches, no SLUB_TINY here). */
+      return requested;
+    case SIM_SLUB_SHEAVES_ALL:
+    default:
+      break;
+    }
+  /* calculate_sheaf_capacity(): boot caches (SLAB_NO_OBJ_EXT) have none. */
+  if (flags & SIM_SLUB_BOOT_CACHE)
+    return 0;
+  /* "roughly similar formula (divided by two as there are two percpu
+   * sheaves) as what was used for percpu partial slabs" */
+  guint64 page = 1ull << era->page_shift;
+  guint capacity;
+  if (size >= page)
+    capacity = 4;
+  else if (size >= 1024)
+    capacity = 12;
+  else if (size >= 256)
+    capacity = 26;
+  else
+    capacity = 60;
+  /* Grown so the sheaf exactly fills its kmalloc bucket
+   * (kmalloc_size_roundup of struct_size). */
+  SimKmallocClass k = sim_kmalloc_classify (era, SIM_SLUB_SHEAF_HEADER + (guint64) WORD * capacity);
+  if (k.kind == SIM_KMALLOC_CACHE)
+    capacity = (guint) ((k.bytes - SIM_SLUB_SHEAF_HEADER) / WORD);
+  return MAX (capacity, requested);
 }
 
 char *
@@ -709,7 +763,8 @@ static SimSlubCache *
 find_mergeable (SimSlubCacheSet *set, const SimSlubCacheArgs *args)
 {
   const SimSlubEra *era = set->cfg.era;
-  if (set->cfg.nomerge || (args->flags & SIM_SLUB_CTOR) || (args->flags & NEVER_MERGE))
+  if (set->cfg.nomerge || (args->flags & SIM_SLUB_CTOR) || (args->flags & NEVER_MERGE)
+      || args->sheaf_capacity)
     return NULL;
 
   guint64 size = align_up (args->object_size, WORD);

@@ -27,6 +27,7 @@ typedef enum {
   /* Internal: set for the kmalloc caches themselves. */
   SIM_SLUB_KMALLOC         = 1u << 8,  /* SLAB_KMALLOC (6.18 alignment rule) */
   SIM_SLUB_NO_MERGE        = 1u << 9,  /* SLAB_NO_MERGE, or usersize != 0 */
+  SIM_SLUB_BOOT_CACHE      = 1u << 10, /* create_boot_cache(): kmem_cache, kmem_cache_node */
 } SimSlubFlags;
 
 /* The user-visible flags, in the order the TSV and the docs list them. */
@@ -63,6 +64,13 @@ typedef enum {
   SIM_SLUB_MIN_PARTIAL_HALF_ILOG2, /* clamp(ilog2(size) / 2, MIN, MAX) */
 } SimSlubMinPartialRule;
 
+/* Which caches get per-CPU sheaves, and how many objects a sheaf holds. */
+typedef enum {
+  SIM_SLUB_SHEAVES_NONE,           /* no sheaves (before 6.18) */
+  SIM_SLUB_SHEAVES_OPT_IN,         /* 6.18: kmem_cache_args.sheaf_capacity, else none */
+  SIM_SLUB_SHEAVES_ALL,            /* 7.x: calculate_sheaf_capacity() for every cache */
+} SimSlubSheafRule;
+
 typedef enum {
   SIM_SLUB_CPU_PARTIAL_NONE,       /* no per-CPU partial lists (before 3.2) */
   SIM_SLUB_CPU_PARTIAL_HALF_FULL,  /* 6/24/52/120 objects, slabs assumed half full (5.16+) */
@@ -89,6 +97,7 @@ typedef struct {
   SimSlubMinPartialRule min_partial_rule;
   guint                 min_partial, max_partial;
   SimSlubCpuPartialRule cpu_partial_rule;
+  SimSlubSheafRule      sheaf_rule;
   gboolean              merge_oldest_first; /* list_for_each_entry_reverse */
   gboolean              id_letter_t;        /* 't' = !SLAB_NOTRACK (2.6.31-4.14) */
   gboolean              slab_spelling;      /* slab_max_order= etc. (6.1+) */
@@ -140,6 +149,7 @@ typedef struct {
   guint align;               /* requested alignment, 0 = none */
   guint flags;               /* SimSlubFlags */
   guint freeptr_offset;      /* with SIM_SLUB_FREEPTR_OFFSET */
+  guint sheaf_capacity;      /* kmem_cache_args.sheaf_capacity (6.18+), 0 = none asked */
 } SimSlubCacheArgs;
 
 /* What the kernel computes. */
@@ -156,6 +166,7 @@ typedef struct {
   guint cpu_partial;         /* s->cpu_partial (objects), 0 when absent */
   guint cpu_partial_slabs;   /* s->cpu_partial_slabs, 0 when absent */
   guint min_partial;         /* s->min_partial, or MIN_PARTIAL before per-cache values */
+  guint sheaf_capacity;      /* s->sheaf_capacity: objects per sheaf, 0 = no sheaves */
   guint flags;               /* SimSlubFlags the cache ended with */
 } SimSlubGeometry;
 
@@ -170,6 +181,17 @@ int sim_slub_calculate_order (const SimSlubConfig *cfg, guint size);
  * alignment that is not a power of two, a bad freeptr_offset, no order. */
 gboolean sim_slub_calculate (const SimSlubConfig *cfg, const SimSlubCacheArgs *args,
                              SimSlubGeometry *out, GError **error);
+
+/* The sheaf capacity @era gives a cache of slot size @size created with
+ * kmem_cache_args.sheaf_capacity @requested and @flags: 6.18 takes the
+ * request as it is; 7.x's calculate_sheaf_capacity() starts from 4 / 12 /
+ * 26 / 60 by size, grows it until struct slab_sheaf fills its kmalloc
+ * bucket and keeps at least the request; boot caches get none.  kmalloc
+ * caches go through the same formula with an empty request
+ * (bootstrap_cache_sheaves). */
+guint sim_slub_sheaf_capacity (const SimSlubEra *era, guint size, guint requested, guint flags);
+/* sizeof (struct slab_sheaf) without objects[] (x86-64): 32. */
+#define SIM_SLUB_SHEAF_HEADER 32u
 
 /* create_unique_id(): the sysfs name of a mergeable cache, ":t-0000256". */
 char *sim_slub_unique_id (const SimSlubEra *era, const SimSlubGeometry *g);

@@ -6,8 +6,9 @@
  *
  * Input: TSV with the header "name object_size align flags"; flags is a
  * comma list (hwcache_align, typesafe_by_rcu, freeptr_offset[=N], ctor,
- * reclaim_account, cache_dma) or "-".  Output: one row per cache with the
- * geometry /sys/kernel/slab shows.  --merge runs the rows through
+ * reclaim_account, cache_dma, sheaf_capacity=N) or "-".  Output: one row
+ * per cache with the geometry /sys/kernel/slab shows; eras with sheaves
+ * (6.18, 7.x) add sheaf_capacity.  --merge runs the rows through
  * kmem_cache_create()'s merging after the era's kmalloc caches and adds the
  * sysfs name each row ends up under.
  */
@@ -44,6 +45,22 @@ parse_flags (const char *file, guint line, const char *text, SimSlubCacheArgs *a
   for (guint i = 0; parts[i]; i++)
     {
       const char *p = parts[i];
+      if (g_str_has_prefix (p, "sheaf_capacity="))
+        {
+          /* kmem_cache_args.sheaf_capacity is an unsigned int; a sheaf of
+           * more than 65535 pointers would be a kmalloc of over 512 KiB. */
+          guint64 v;
+          if (!g_ascii_string_to_unsigned (p + strlen ("sheaf_capacity="), 10, 1, 65535, &v,
+                                           NULL))
+            {
+              g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
+                           "%s:%u: expected sheaf_capacity=N with N objects from 1 to 65535, "
+                           "got \"%s\"", file, line, p);
+              return FALSE;
+            }
+          args->sheaf_capacity = (guint) v;
+          continue;
+        }
       if (g_str_has_prefix (p, "freeptr_offset="))
         {
           guint64 v;
@@ -70,8 +87,8 @@ parse_flags (const char *file, guint line, const char *text, SimSlubCacheArgs *a
             g_string_append_printf (ok, "%s%s%s", j ? ", " : "", names[j].name,
                                     names[j].flag == SIM_SLUB_FREEPTR_OFFSET ? "[=N]" : "");
           g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
-                       "%s:%u: expected flags as a comma list of %s, or \"-\"; "
-                       "got unknown flag \"%s\"", file, line, ok->str, p);
+                       "%s:%u: expected flags as a comma list of %s, sheaf_capacity=N, "
+                       "or \"-\"; got unknown flag \"%s\"", file, line, ok->str, p);
           g_string_free (ok, TRUE);
           return FALSE;
         }
@@ -201,9 +218,11 @@ read_rows (const char *file, GError **error)
 }
 
 static void
-print_header (GString *out, gboolean lng, gboolean merge)
+print_header (GString *out, gboolean lng, gboolean merge, gboolean sheaves)
 {
   g_string_append (out, "name\tobject_size\tslab_size\torder\tobjs_per_slab\tcpu_partial\tmin_partial");
+  if (sheaves)
+    g_string_append (out, "\tsheaf_capacity");
   if (lng)
     g_string_append (out, "\talign\tinuse\toffset\tmin_order\tmin_objs\tcpu_partial_slabs");
   if (merge)
@@ -212,10 +231,13 @@ print_header (GString *out, gboolean lng, gboolean merge)
 }
 
 static void
-print_row (GString *out, const char *name, const SimSlubGeometry *g, gboolean lng)
+print_row (GString *out, const char *name, const SimSlubGeometry *g, gboolean lng,
+           gboolean sheaves)
 {
   g_string_append_printf (out, "%s\t%u\t%u\t%u\t%u\t%u\t%u", name, g->object_size, g->size,
                           g->order, g->objects, g->cpu_partial, g->min_partial);
+  if (sheaves)
+    g_string_append_printf (out, "\t%u", g->sheaf_capacity);
   if (lng)
     g_string_append_printf (out, "\t%u\t%u\t%u\t%u\t%u\t%u", g->align, g->inuse, g->offset,
                             g->min_order, g->min_objects, g->cpu_partial_slabs);
@@ -245,7 +267,9 @@ sim_cmd_geometry (int argc, char **argv, GError **error)
     "Compute SLUB cache geometry (order, objects per slab, partial limits) with the\n"
     "sizing code of a kernel era.  FILE is a TSV with the header\n"
     "name<TAB>object_size<TAB>align<TAB>flags; flags are a comma list of hwcache_align,\n"
-    "typesafe_by_rcu, freeptr_offset[=N], ctor, reclaim_account, cache_dma, or \"-\".\n"
+    "typesafe_by_rcu, freeptr_offset[=N], ctor, reclaim_account, cache_dma,\n"
+    "sheaf_capacity=N (kmem_cache_args.sheaf_capacity, 6.18+), or \"-\".  Eras with\n"
+    "per-CPU sheaves (6.18, 7.x) print a sheaf_capacity column.\n"
     "Parameters: slub_min_order, slub_max_order, slub_min_objects, slub_nomerge\n"
     "(6.18 also slab_* spellings and slab_merge).");
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -281,9 +305,10 @@ sim_cmd_geometry (int argc, char **argv, GError **error)
     }
 
   g_autoptr (GString) out = g_string_new (NULL);
+  gboolean sheaves = cfg.era->sheaf_rule != SIM_SLUB_SHEAVES_NONE;
   if (kmalloc)
     {
-      print_header (out, lng, FALSE);
+      print_header (out, lng, FALSE, sheaves);
       g_autoptr (GArray) idx = sim_kmalloc_cache_indexes (cfg.era);
       /* Print by size: the creation order puts 96 and 192 first. */
       GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (guint), idx->len);
@@ -308,7 +333,7 @@ sim_cmd_geometry (int argc, char **argv, GError **error)
               g_prefix_error (error, "geometry: ");
               return FALSE;
             }
-          print_row (out, name, &g, lng);
+          print_row (out, name, &g, lng, sheaves);
           g_string_append_c (out, '\n');
         }
       g_array_free (sorted, TRUE);
@@ -332,7 +357,7 @@ sim_cmd_geometry (int argc, char **argv, GError **error)
           return FALSE;
         }
     }
-  print_header (out, lng, merge);
+  print_header (out, lng, merge, sheaves);
   for (guint i = 0; i < rows->len; i++)
     {
       Row *r = &g_array_index (rows, Row, i);
@@ -348,7 +373,7 @@ sim_cmd_geometry (int argc, char **argv, GError **error)
               return FALSE;
             }
           g_autofree char *sysfs = sim_slub_cache_sysfs_name (set, c);
-          print_row (out, r->name, &c->geo, lng);
+          print_row (out, r->name, &c->geo, lng, sheaves);
           g_string_append_printf (out, "\t%s\n", sysfs);
           continue;
         }
@@ -358,7 +383,7 @@ sim_cmd_geometry (int argc, char **argv, GError **error)
           rows_free (rows);
           return FALSE;
         }
-      print_row (out, r->name, &g, lng);
+      print_row (out, r->name, &g, lng, sheaves);
       g_string_append_c (out, '\n');
     }
   rows_free (rows);

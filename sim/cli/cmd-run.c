@@ -219,11 +219,20 @@ sim_cmd_run (int argc, char **argv, GError **error)
     {
       SimRunReport rep = { .trace = argv[1], .machine = machine, .opt = &opt, .info = info,
                            .results = results, .n_results = n };
-      g_autofree char *text = fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
+      g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
+      if (fmt == SIM_FORMAT_JSON && !sim_run_report_provenance (&rep, keep, error))
+        {
+          g_prefix_error (error, "run: ");
+          ok = FALSE;
+        }
+      g_autofree char *text = !ok ? NULL : fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
                                                      : sim_run_report_text (&rep);
-      ok = sim_output_write (output, text, -1, error);
-      if (!ok)
-        g_prefix_error (error, "run: ");
+      if (ok)
+        {
+          ok = sim_output_write (output, text, -1, error);
+          if (!ok)
+            g_prefix_error (error, "run: ");
+        }
     }
   for (guint i = 0; i < n; i++)
     sim_replay_result_clear (&results[i]);

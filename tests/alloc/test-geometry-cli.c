@@ -57,9 +57,9 @@ test_file_and_stdin (void **state)
   const char *in = HEADER "# a comment\n\nfoo\t100\t0\t-\nbar\t100\t0\tctor,hwcache_align\r\n";
   g_autofree char *out = NULL, *out2 = NULL;
   assert_int_equal (run_input (in, &out, NULL, (const char *[]) { "-a", "slub@6.18", NULL }), 0);
-  assert_string_equal (out, "name\tobject_size\tslab_size\torder\tobjs_per_slab\tcpu_partial\tmin_partial\n"
-                            "foo\t100\t104\t0\t39\t120\t5\n"
-                            "bar\t100\t128\t0\t32\t120\t5\n");
+  assert_string_equal (out, "name\tobject_size\tslab_size\torder\tobjs_per_slab\tcpu_partial\tmin_partial\tsheaf_capacity\n"
+                            "foo\t100\t104\t0\t39\t120\t5\t0\n"
+                            "bar\t100\t128\t0\t32\t120\t5\t0\n");
   assert_int_equal (tu_run_stdin (&out2, NULL, in, (const char *[]) { "geometry", "-", NULL }), 0);
   assert_string_equal (out2, out);
 }
@@ -72,7 +72,7 @@ test_long_and_merge (void **state)
   g_autofree char *out = NULL, *out2 = NULL, *err = NULL;
   assert_int_equal (run_input (in, &out, NULL, (const char *[]) { "-a", "slub@6.18", "--long", NULL }), 0);
   tu_assert_contains (out, "\talign\tinuse\toffset\tmin_order\tmin_objs\tcpu_partial_slabs\n");
-  tu_assert_contains (out, "fp\t100\t104\t0\t39\t120\t5\t8\t104\t16\t0\t39\t7\n");
+  tu_assert_contains (out, "fp\t100\t104\t0\t39\t120\t5\t0\t8\t104\t16\t0\t39\t7\n");
   assert_int_equal (run_input (in, &out2, &err, (const char *[]) { "-a", "slub@2.6.34", "--merge",
                                                                   "--cpus", "16", NULL }), 1);
   tu_assert_contains (err, "FILE:4: cache \"fp\": freeptr_offset does not exist in 2.6.34");
@@ -83,6 +83,37 @@ test_long_and_merge (void **state)
   tu_assert_contains (out3, "\tmin_partial\tsysfs_name\n");
   tu_assert_contains (out3, "foo\t256\t256\t1\t32\t0\t8\t:t-0000256\n");
   tu_assert_contains (out3, "bar\t256\t264\t1\t31\t0\t8\tbar\n");
+}
+
+/* kmem_cache_args.sheaf_capacity (6.18): the cache gets exactly what it
+ * asked for, every other cache none, and a cache that asked is never
+ * merged (__kmem_cache_create_args skips __kmem_cache_alias for it,
+ * slab_unmergeable refuses a cache with cpu_sheaves).  Eras before 6.18
+ * print no column and refuse the flag, as they refuse freeptr_offset. */
+static void
+test_sheaf_capacity (void **state)
+{
+  (void) state;
+  const char *in = HEADER "maple_node\t256\t256\tsheaf_capacity=32\n"
+                          "plain256\t256\t256\t-\n"
+                          "big\t3000\t0\tsheaf_capacity=7\n";
+  g_autofree char *out = NULL, *out2 = NULL, *err = NULL, *k = NULL, *old = NULL;
+  assert_int_equal (run_input (in, &out, NULL, (const char *[]) { "-a", "slub@6.18", "-c", "2",
+                                                                 "--merge", NULL }), 0);
+  tu_assert_contains (out, "\tmin_partial\tsheaf_capacity\tsysfs_name\n");
+  tu_assert_contains (out, "maple_node\t256\t256\t0\t16\t52\t5\t32\tmaple_node\n");
+  /* plain256 merges into kmalloc-256 (created first), not into maple_node. */
+  tu_assert_contains (out, "plain256\t256\t256\t0\t16\t52\t5\t0\t:0000256\n");
+  tu_assert_contains (out, "big\t3000\t3000\t3\t10\t24\t5\t7\tbig\n");
+  /* 6.18's kmalloc caches have no sheaves. */
+  assert_int_equal (tu_run (&k, NULL, (const char *[]) { "geometry", "-a", "slub@6.18", "-k", NULL }), 0);
+  tu_assert_contains (k, "\tmin_partial\tsheaf_capacity\n");
+  tu_assert_contains (k, "kmalloc-8k\t8192\t8192\t3\t4\t6\t6\t0\n");
+  assert_int_equal (tu_run (&old, NULL, (const char *[]) { "geometry", "-a", "slub@2.6.34", "-k", NULL }), 0);
+  assert_null (strstr (old, "sheaf_capacity"));
+  assert_int_equal (run_input (in, &out2, &err, (const char *[]) { "-a", "slub@2.6.34", NULL }), 1);
+  tu_assert_contains (err, "FILE:2: cache \"maple_node\": sheaf_capacity does not exist in 2.6.34 "
+                           "(kmem_cache_args.sheaf_capacity arrived in 6.18)");
 }
 
 static void
@@ -107,7 +138,9 @@ test_input_errors (void **state)
   expect_input_error (HEADER "foo\t100\t0\t-\textra\n", "got 5");
   expect_input_error (HEADER "foo\t1e2\t0\t-\n", "FILE:2: expected object_size as a decimal number, got \"1e2\"");
   expect_input_error (HEADER "foo\t100\t-8\t-\n", "FILE:2: expected align as a decimal number, got \"-8\"");
-  expect_input_error (HEADER "\n\nfoo\t100\t0\tctor,bogus\n", "FILE:4: expected flags as a comma list of hwcache_align, typesafe_by_rcu, freeptr_offset[=N], ctor, reclaim_account, cache_dma, or \"-\"; got unknown flag \"bogus\"");
+  expect_input_error (HEADER "\n\nfoo\t100\t0\tctor,bogus\n", "FILE:4: expected flags as a comma list of hwcache_align, typesafe_by_rcu, freeptr_offset[=N], ctor, reclaim_account, cache_dma, sheaf_capacity=N, or \"-\"; got unknown flag \"bogus\"");
+  expect_input_error (HEADER "foo\t100\t0\tsheaf_capacity=0\n", "FILE:2: expected sheaf_capacity=N with N objects from 1 to 65535, got \"sheaf_capacity=0\"");
+  expect_input_error (HEADER "foo\t100\t0\tsheaf_capacity=\n", "FILE:2: expected sheaf_capacity=N");
   expect_input_error (HEADER "foo\t100\t0\tfreeptr_offset=x\n", "FILE:2: expected freeptr_offset=N");
   expect_input_error (HEADER "\t100\t0\t-\n", "FILE:2: expected a cache name");
   expect_input_error (HEADER "foo\t0\t0\t-\n", "FILE:2: cache \"foo\": object size 0 is outside");
@@ -168,6 +201,7 @@ main (void)
     cmocka_unit_test (test_seed_kmalloc_rows),
     cmocka_unit_test (test_file_and_stdin),
     cmocka_unit_test (test_long_and_merge),
+    cmocka_unit_test (test_sheaf_capacity),
     cmocka_unit_test (test_input_errors),
     cmocka_unit_test (test_usage_errors),
     cmocka_unit_test (test_help),

@@ -370,6 +370,59 @@ create (SimSlubCacheSet *set, const char *name, guint size, guint align, guint f
   return c;
 }
 
+/* Sheaf capacity by era.  6.18 gives a cache the kmem_cache_args request
+ * and nothing else.  The 7.x rule (calculate_sheaf_capacity, "slab: add
+ * sheaves to most caches") is checked on 6.18's sizing row with the rule
+ * switched, so it does not depend on which 7.x row the SLUB model adds:
+ * 60 / 26 / 12 / 4 by s->size, grown until 32 + 8 * capacity fills its
+ * kmalloc bucket (512 -> 60, 240 -> 256 -> 28, 128 -> 12, 64 -> 4), never
+ * below the request (maple_node's 32), none for boot caches. */
+static void
+test_sheaf_capacity_rules (void **state)
+{
+  (void) state;
+  const SimSlubEra *e618 = sim_slub_era_lookup ("6.18", NULL);
+  const SimSlubEra *e34 = sim_slub_era_lookup ("2.6.34", NULL);
+  assert_int_equal (sim_slub_sheaf_capacity (e618, 256, 32, 0), 32);
+  assert_int_equal (sim_slub_sheaf_capacity (e618, 256, 0, 0), 0);
+  assert_int_equal (sim_slub_sheaf_capacity (e618, 64, 0, SIM_SLUB_KMALLOC), 0);
+  assert_int_equal (sim_slub_sheaf_capacity (e34, 256, 0, 0), 0);
+
+  SimSlubEra all = *e618;
+  all.sheaf_rule = SIM_SLUB_SHEAVES_ALL;
+  static const struct { guint size, requested, want; } rows[] = {
+    { 8, 0, 60 }, { 192, 0, 60 }, { 255, 0, 60 },
+    { 256, 0, 28 }, { 1023, 0, 28 }, { 256, 32, 32 }, { 256, 20, 28 },
+    { 1024, 0, 12 }, { 4095, 0, 12 },
+    { 4096, 0, 4 }, { 8192, 0, 4 }, { 8192, 100, 100 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      guint got = sim_slub_sheaf_capacity (&all, rows[i].size, rows[i].requested, 0);
+      if (got != rows[i].want)
+        print_error ("size %u request %u: got %u, want %u\n", rows[i].size, rows[i].requested,
+                     got, rows[i].want);
+      assert_int_equal (got, rows[i].want);
+    }
+  assert_int_equal (sim_slub_sheaf_capacity (&all, 256, 0, SIM_SLUB_BOOT_CACHE), 0);
+  assert_int_equal (sim_slub_sheaf_capacity (&all, 64, 0, SIM_SLUB_KMALLOC), 60);
+
+  /* Through the whole sizing: the geometry carries it, and a request
+   * makes the cache unmergeable in both rules. */
+  SimSlubConfig cfg;
+  sim_slub_config_init (&cfg, &all, 2);
+  SimSlubCacheArgs a = { .name = "maple_node", .object_size = 256, .align = 256,
+                         .sheaf_capacity = 32 };
+  SimSlubGeometry g;
+  assert_true (sim_slub_calculate (&cfg, &a, &g, NULL));
+  assert_int_equal (g.sheaf_capacity, 32);
+  assert_true (g.flags & SIM_SLUB_NO_MERGE);
+  a.sheaf_capacity = 0;
+  assert_true (sim_slub_calculate (&cfg, &a, &g, NULL));
+  assert_int_equal (g.sheaf_capacity, 28);
+  assert_false (g.flags & SIM_SLUB_NO_MERGE);
+}
+
 static void
 test_merge_2634 (void **state)
 {
@@ -464,6 +517,7 @@ main (void)
     cmocka_unit_test (test_invalid_caches),
     cmocka_unit_test (test_min_partial),
     cmocka_unit_test (test_cpu_partial),
+    cmocka_unit_test (test_sheaf_capacity_rules),
     cmocka_unit_test (test_order_fallback),
     cmocka_unit_test (test_min_order_object_limit),
     cmocka_unit_test (test_unique_id),
