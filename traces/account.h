@@ -57,10 +57,13 @@ typedef struct {
   guint64 allocs, frees, bytes_req, bytes_alloc, cross_cpu_frees, implicit_frees;
 } SimAccountCache;
 
-/* A live object, as the replay needs it. */
+/* A live object, as the replay needs it.  The accounting table is the one
+ * map of live objects: the replay keeps the model's address of each in
+ * @user (sim/run/replay.c), so it needs no map of its own. */
 typedef struct {
   guint64 ptr;
   guint64 bytes_alloc;
+  guint64 user;            /* the consumer's word, 0 when the object is made */
   gint32  cpu;             /* allocating CPU */
   guint32 cache;           /* index into the cache table */
 } SimLiveObject;
@@ -79,6 +82,8 @@ typedef struct {
   SimLiveObject freed;       /* a same/cross-CPU free: the object freed */
   gboolean      implicit;    /* an alloc of a live pointer ... */
   SimLiveObject implicit_old;/* ... the object implicitly freed first */
+  SimLiveObject *live;       /* an alloc (ptr not NULL): its entry, for the caller's
+                              * user word; valid until the next event */
 } SimAccountResult;
 
 typedef struct _SimTraceAccount SimTraceAccount;

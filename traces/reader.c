@@ -516,6 +516,14 @@ sim_trace_reader_string (SimTraceReader *r, guint32 id)
 }
 
 guint32
+sim_trace_reader_string_len (SimTraceReader *r, guint32 id)
+{
+  if (id == 0 || id > r->strs.strs->len)
+    return 0;
+  return g_array_index (r->strs.lens, guint32, id - 1);
+}
+
+guint32
 sim_trace_reader_n_strings (SimTraceReader *r)
 {
   return r->strs.strs->len;

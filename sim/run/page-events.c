@@ -2,7 +2,7 @@
  * page-events.h. */
 #include "sim/run/page-events.h"
 #include "traces/decisions.h"
-#include "traces/reader.h"
+#include "traces/stream.h"
 
 #include <string.h>
 
@@ -11,18 +11,21 @@ sim_page_class_collect (const char *trace, gboolean lenient, SimPageClass *out, 
 {
   memset (out, 0, sizeof *out);
   out->slab_allocs = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autoptr (SimTraceReader) r = sim_trace_reader_open (trace, error);
-  if (r == NULL)
+  SimTraceStreamOptions so = { .lenient = lenient };
+  g_autoptr (SimTraceStream) st = sim_trace_stream_open (trace, &so, error);
+  if (st == NULL)
     return FALSE;
-  sim_trace_reader_set_lenient (r, lenient);
+  const SimTraceStrings *strs = sim_trace_stream_strings (st);
   /* The same reading validate's recorded side makes: a block is a slab
    * when its cache's first object lands in it on the allocating CPU. */
   g_autoptr (SimDecisions) d = sim_decisions_new ();
   sim_decisions_track_slab_pages (d, out->slab_allocs);
-  SimTraceEvent ev;
+  const SimTraceEvent *evs;
+  guint n;
   GError *local = NULL;
-  while (sim_trace_reader_next (r, &ev, &local))
-    sim_decisions_event (d, r, &ev);
+  while (sim_trace_stream_next (st, &evs, &n, &local))
+    for (guint i = 0; i < n; i++)
+      sim_decisions_event (d, strs, &evs[i]);
   if (local)
     {
       g_propagate_error (error, local);
