@@ -229,7 +229,9 @@ on_internal (gpointer data, guint cpu, SimAddr addr, gsize size, const char *fn,
              gboolean is_free)
 {
   Replay *rp = data;
-  if (rp->warming)
+  /* Nothing before the model exists (its boot: 7.x's kmalloc sheaves) or
+   * while warm objects are placed. */
+  if (rp->warming || rp->model == NULL)
     return;
   if (is_free)
     rp->out->model_internal_frees++;
