@@ -421,6 +421,10 @@ typedef struct {
   gsize      (*ksize)        (gpointer m, SimAddr addr);
   gboolean   (*check)        (gpointer m, GError **error);
   void       (*report)       (gpointer m, SimAllocReport *out);
+  /* The parameters era @kernel (one of @kernels) accepts, NULL-terminated
+   * (free with g_strfreev): the same table create() checks a spec
+   * against, so "slabsim list params" and its errors cannot disagree. */
+  char     **(*param_names)  (const char *kernel);
 } SimAllocOps;
 
 /* The ops entries that only forward to a model's typed API; each entry
@@ -468,6 +472,7 @@ typedef struct {
  * forwarders above and the model's ops_kernel, ops_params, ops_ksize and
  * ops_report.  @KERNELS: the eras it models, the default first. */
 #define SIM_ALLOC_OPS_TABLE(NAME, KERNELS)                                      \
+  char **sim_alloc_##NAME##_param_names (const char *kernel);                 \
   static const SimAllocOps NAME##_ops = {                                     \
     .name = #NAME, .kernels = KERNELS,                                        \
     .create = ops_create, .destroy = ops_destroy,                             \
@@ -476,6 +481,7 @@ typedef struct {
     .kmalloc = ops_kmalloc, .kmalloc_max = ops_kmalloc_max,                   \
     .free = ops_free, .cache_free = ops_cache_free, .ksize = ops_ksize,       \
     .check = ops_check, .report = ops_report,                                 \
+    .param_names = sim_alloc_##NAME##_param_names,                            \
   };                                                                          \
   const SimAllocOps *                                                         \
   sim_alloc_##NAME##_ops (void)                                               \
