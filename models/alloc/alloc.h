@@ -300,6 +300,17 @@ typedef struct {
   guint32     sheaf_capacity;
 } SimCacheSpec;
 
+/* Told of each allocation a model makes for itself (6.18's sheaves; the
+ * kernel's kmalloc of them from __alloc_empty_sheaf) and of its free, as
+ * the kernel's kmalloc / kfree tracepoints would show it: @site is the
+ * kernel function that called kmalloc or kfree (the trace's call_site),
+ * @size the size asked (0 for a free), @addr the model's address, @cpu the
+ * CPU of the operation.  The replay writes them into an emitted trace and
+ * the model's decisions (`validate`), where the recording kernel's own
+ * allocations are too.  It must not call back into the model. */
+typedef void (*SimInternalObserver) (gpointer data, guint cpu, SimAddr addr, gsize size,
+                                     const char *site, gboolean is_free);
+
 /* What an allocator model may use: the machine, its memory system and the
  * page allocator below the slab layer. */
 typedef struct {
@@ -316,6 +327,8 @@ typedef struct {
   SimEngine        *eng;
   guint             n_cpus;
   guint64           seed;
+  SimInternalObserver internal;     /* NULL: nobody listens */
+  gpointer          internal_data;
 } SimAllocEnv;
 
 /* The touch model: what the caller does with an object (docs/models/). */
@@ -371,6 +384,9 @@ typedef struct {
   const char *stats_config;
   const char *stats_param;
   gboolean    stats_charged;
+  /* The text report lists each cache's non-zero counters, sysfs-style
+   * (SLUB 7.x, whose counter list is new). */
+  gboolean    stats_in_text;
 } SimAllocReport;
 
 void sim_alloc_report_init  (SimAllocReport *r);
