@@ -41,6 +41,7 @@
 #include "traces/decisions.h"
 #include "sim/run/emit.h"
 #include "sim/run/warm.h"
+#include "sim/run/untraced.h"
 #include "sim/run/cpu-map.h"
 
 #include <string.h>
@@ -148,6 +149,13 @@ typedef struct {
   GString *page_lines;        /* page events of the running operation, for emit */
   guint64 cur_ts;             /* timestamp of the trace event being replayed */
   gboolean warming;           /* placing warm objects: not part of the replay */
+  /* Grace periods on the trace's clock, and the frees the trace shows
+   * only by their consequences (sim/run/untraced.h). */
+  SimRcu *rcu;
+  SimAllocEnv env;            /* what the model was given (for call_rcu frees) */
+  SimUntracedSet untraced;
+  guint next_untraced;
+  GHashTable *line_of;        /* trace ptr -> line of the allocation replayed for it */
 } Replay;
 
 /* The page allocator's observer: the model's page traffic, as the kernel's
@@ -280,11 +288,18 @@ touch_object (Replay *rp, SimOp *op, SimAddr addr, gsize size, SimAccKind kind)
     }
 }
 
+/* What a free is: a trace event, the replay's implicit free before an
+ * allocation of a live pointer, or a free the trace shows only by its
+ * consequences (sim/run/untraced.h), made as kfree or as kfree_rcu. */
+typedef enum { FREE_TRACED, FREE_TRACED_RCU, FREE_IMPLICIT, FREE_UNTRACED, FREE_UNTRACED_RCU } FreeHow;
+
 static gboolean
 replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint64 bytes,
-             gboolean implicit, GError **error)
+             FreeHow how, GError **error)
 {
   guint64 ts = ev->ts_ns;
+  gboolean implicit = how != FREE_TRACED && how != FREE_TRACED_RCU;
+  gboolean rcu = how == FREE_UNTRACED_RCU || how == FREE_TRACED_RCU;
   /* kmem_cache_free and kfree are different kernel paths (the first is
    * handed the cache); a free the trace did not show (implicit) is taken
    * as kfree. */
@@ -305,8 +320,14 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint6
   op_start (rp, &op, cpu, ts);
   /* The caller reads the object before freeing it. */
   touch_object (rp, &op, addr, bytes, SIM_ACC_READ);
-  gboolean ok = cache_free ? rp->ops->cache_free (rp->model, &op, addr)
-                           : rp->ops->free (rp->model, &op, addr);
+  gboolean ok;
+  if (rcu && rp->ops->kfree_rcu)
+    ok = rp->ops->kfree_rcu (rp->model, &op, addr);
+  else if (rcu)
+    ok = sim_alloc_call_rcu_free (&rp->env, &op, rp->ops->free, rp->model, addr);
+  else
+    ok = cache_free ? rp->ops->cache_free (rp->model, &op, addr)
+                    : rp->ops->free (rp->model, &op, addr);
   if (!ok)
     {
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
@@ -315,10 +336,22 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint6
       return FALSE;
     }
   op_finish (rp, &op, &rp->out->free_cycles);
-  if (implicit)
-    rp->out->implicit_frees_replayed++;
-  else
-    rp->out->frees_replayed++;
+  switch (how)
+    {
+    case FREE_TRACED:
+    case FREE_TRACED_RCU:
+      rp->out->frees_replayed++;
+      break;
+    case FREE_IMPLICIT:
+      rp->out->implicit_frees_replayed++;
+      break;
+    case FREE_UNTRACED:
+      rp->out->untraced_page_frees++;
+      break;
+    case FREE_UNTRACED_RCU:
+      rp->out->untraced_kfree_rcu++;
+      break;
+    }
   guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
   if (rp->opt->modelled)
     sim_decisions_obj_free (rp->opt->modelled, cpu, vaddr);
@@ -326,7 +359,9 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint6
     {
       /* kfree / kmem_cache_free trace before the free itself: the line
        * first, then the page frees it caused. */
-      if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
+      if (rcu)
+        sim_trace_emit_kfree_rcu (rp->opt->emit, rp->reader, ev, rp->map.to_trace[cpu], vaddr);
+      else if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
         sim_trace_emit_kfree (rp->opt->emit, rp->reader, ev, rp->map.to_trace[cpu], vaddr);
       else
         sim_trace_emit_slab (rp->opt->emit, rp->reader, ev, rp->map.to_trace[cpu],
@@ -417,6 +452,55 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
   return id;
 }
 
+/* RCU callbacks whose grace period has ended by @ts_ns (the trace's
+ * clock) run first, each on the CPU that queued it. */
+static void
+run_rcu (Replay *rp, guint64 ts_ns)
+{
+  sim_rcu_set_now (rp->rcu, ts_ns);
+  if (sim_rcu_run (rp->rcu))
+    flush_page_lines (rp);
+}
+
+/* The frees the trace shows only by their consequences
+ * (sim/run/untraced.h) whose time comes before @ts_ns (all of them at the
+ * end of the trace): each on its CPU, if the lifetime it ends is still the
+ * pointer's current one in the replay. */
+static gboolean
+apply_untraced (Replay *rp, guint64 ts_ns, gboolean all, GError **error)
+{
+  GArray *fr = rp->untraced.frees;
+  while (fr && rp->next_untraced < fr->len)
+    {
+      const SimUntracedFree *f = &g_array_index (fr, SimUntracedFree, rp->next_untraced);
+      if (!all && f->ts_ns >= ts_ns)
+        break;
+      rp->next_untraced++;
+      gpointer line;
+      if (!g_hash_table_lookup_extended (rp->line_of, GSIZE_TO_POINTER (f->ptr), NULL, &line)
+          || GPOINTER_TO_SIZE (line) != f->alloc_line
+          || !g_hash_table_contains (rp->addr_of, GSIZE_TO_POINTER (f->ptr)))
+        continue;
+      guint tcpu = f->cpu < rp->opt->machine->n_cpus ? f->cpu : 0;
+      guint cpu = rp->map.to_machine[tcpu];
+      if (rp->opt->mode == SIM_REPLAY_TIMED)
+        op_sync_timed (rp, cpu, f->ts_ns);
+      run_rcu (rp, f->ts_ns);
+      SimTraceEvent ev = { .ts_ns = f->ts_ns, .ptr = f->ptr, .kind = SIM_TRACE_KFREE,
+                           .cpu = (gint32) tcpu, .pid = -1, .node = -1, .order = -1,
+                           .migratetype = -1, .accounted = -1, .line = f->alloc_line };
+      rp->cur_ts = f->ts_ns;
+      if (!replay_free (rp, &ev, cpu, f->ptr, 0,
+                        f->kind == SIM_UNTRACED_KFREE_RCU ? FREE_UNTRACED_RCU : FREE_UNTRACED,
+                        error))
+        return FALSE;
+      /* The trace's accountant still holds the pointer live: its next
+       * allocation will look implicit there, and replay_free then finds
+       * nothing of the model's to free. */
+    }
+  return TRUE;
+}
+
 static gboolean
 replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
@@ -459,6 +543,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   rp->cur_ts = ev->ts_ns;
   sim_engine_run (rp->eng, sim_engine_cpu_clock (rp->eng, cpu));
   flush_page_lines (rp);
+  run_rcu (rp, ev->ts_ns);
 
   if (is_free)
     {
@@ -471,7 +556,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
           if (rp->opt->warm && g_hash_table_contains (rp->addr_of, GSIZE_TO_POINTER (ev->ptr)))
             {
               rp->out->warm_frees++;
-              return replay_free (rp, ev, cpu, ev->ptr, 0, FALSE, error);
+              return replay_free (rp, ev, cpu, ev->ptr, 0, FREE_TRACED, error);
             }
           if (sim_trace_internal_free_site (sim_trace_reader_string (rp->reader,
                                                                      ev->call_site_id)))
@@ -487,7 +572,14 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
               rp->out->skipped_refused_frees++;
               return TRUE;
             }
-          return replay_free (rp, ev, cpu, ev->ptr, res.freed.bytes_alloc, FALSE, error);
+          {
+            /* A kfree_rcu of slabsim's own emitted trace (emit.h). */
+            const char *site = sim_trace_reader_string (rp->reader, ev->call_site_id);
+            gboolean rcu = ev->kind == SIM_TRACE_KFREE && site
+                           && strcmp (site, SIM_EMIT_KFREE_RCU_SITE) == 0;
+            return replay_free (rp, ev, cpu, ev->ptr, res.freed.bytes_alloc,
+                                rcu ? FREE_TRACED_RCU : FREE_TRACED, error);
+          }
         }
     }
 
@@ -495,7 +587,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
     rp->out->skipped_refused_frees++;
   else if (res.implicit
            && !replay_free (rp, ev, cpu, res.implicit_old.ptr, res.implicit_old.bytes_alloc,
-                            TRUE, error))
+                            FREE_IMPLICIT, error))
     return FALSE;
   if (ev->ptr == 0)
     {
@@ -545,6 +637,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   touch_object (rp, &op, addr, ev->bytes_req, SIM_ACC_WRITE);
   op_finish (rp, &op, &rp->out->alloc_cycles);
   g_hash_table_insert (rp->addr_of, GSIZE_TO_POINTER (ev->ptr), GSIZE_TO_POINTER (addr));
+  g_hash_table_insert (rp->line_of, GSIZE_TO_POINTER (ev->ptr), GSIZE_TO_POINTER (ev->line));
   rp->out->allocs_replayed++;
   guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
   if (rp->opt->modelled)
@@ -662,8 +755,10 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   if (rp.mem == NULL)
     goto done;
   rp.eng = sim_engine_new (m->n_cpus);
-  SimAllocEnv env = { .machine = m, .mem = rp.mem, .eng = rp.eng, .n_cpus = m->n_cpus,
-                      .seed = m->seed };
+  /* Grace periods pass on the trace's clock (sim/core/rcu.h). */
+  rp.rcu = sim_rcu_new (m->rcu_grace_period_us * 1000);
+  SimAllocEnv env = { .machine = m, .mem = rp.mem, .eng = rp.eng, .rcu = rp.rcu,
+                      .n_cpus = m->n_cpus, .seed = m->seed };
   SimPageParams pp = { .era = sim_page_era_for_kernel (spec->kernel ? spec->kernel : ops->kernels[0]),
                        .managed_bytes = 0 };
   rp.pages = sim_page_alloc_new (m, rp.mem, &pp, error);
@@ -673,6 +768,7 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   rp.model = ops->create (spec, &env, error);
   if (rp.model == NULL)
     goto done;
+  rp.env = env;
   out->allocator = g_strdup (ops->name);
   out->kernel = g_strdup (ops->kernel (rp.model));
   out->params = ops->params (rp.model);
@@ -686,7 +782,16 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
   rp.cache_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   rp.internal = g_hash_table_new (g_direct_hash, g_direct_equal);
   rp.refused = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp.line_of = g_hash_table_new (g_direct_hash, g_direct_equal);
   rp.page_lines = g_string_new (NULL);
+  if (!sim_untraced_collect (trace, opt->lenient, m->rcu_grace_period_us * 1000, &rp.untraced,
+                             error))
+    goto done;
+  out->untraced_by_reuse = rp.untraced.by_reuse;
+  out->untraced_by_page_free = rp.untraced.by_page_free;
+  out->untraced_by_mm_destroy = rp.untraced.by_mm_destroy;
+  out->untraced_reused_after = rp.untraced.reused_after;
+  out->untraced_contradicted = rp.untraced.contradicted;
   if (opt->modelled || opt->emit)
     sim_page_set_observer (rp.pages, on_page_event, &rp);
   if (opt->warm && !place_warm (&rp, trace, error))
@@ -699,7 +804,7 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
     {
       if (opt->progress && (++n_read & 0xffff) == 0)
         opt->progress (out->events, opt->progress_data);
-      if (!replay_event (&rp, &ev, &local))
+      if (!apply_untraced (&rp, ev.ts_ns, FALSE, &local) || !replay_event (&rp, &ev, &local))
         break;
       if (opt->check && opt->check_every && out->events % opt->check_every == 0
           && !run_check (&rp, &local))
@@ -709,11 +814,17 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
           break;
         }
     }
+  if (local == NULL)
+    apply_untraced (&rp, 0, TRUE, &local);
   if (local)
     {
       g_propagate_error (error, local);
       goto done;
     }
+  /* Callbacks still waiting at the end: the grace periods the recording
+   * stopped in the middle of. */
+  out->rcu_callbacks = sim_rcu_invoked (rp.rcu);
+  out->rcu_pending = sim_rcu_pending (rp.rcu);
   if (opt->check && !run_check (&rp, error))
     {
       g_prefix_error (error, "%s: invariant check at the end: ", trace);
@@ -751,6 +862,11 @@ done:
     sim_trace_reader_free (rp.reader);
   if (rp.model)
     ops->destroy (rp.model);
+  /* After the model: pending callbacks are dropped, never run. */
+  sim_rcu_free (rp.rcu);
+  sim_untraced_set_clear (&rp.untraced);
+  if (rp.line_of)
+    g_hash_table_destroy (rp.line_of);
   if (rp.pages)
     sim_page_alloc_free (rp.pages);
   if (rp.eng)

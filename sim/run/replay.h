@@ -82,6 +82,16 @@ typedef struct {
   /* What the replay did with the trace's events. */
   guint64 events;
   guint64 allocs_replayed, frees_replayed, implicit_frees_replayed;
+  /* Frees the trace shows only by a pointer coming back or its page being
+   * freed (sim/run/untraced.h): lifetimes found each way, and the frees
+   * the replay made for them, as kfree at the page free or as kfree_rcu a
+   * grace period before the evidence (frees at a tree's destruction are
+   * counted with the page ones: both are kfree at the evidence). */
+  guint64 untraced_by_reuse, untraced_by_page_free, untraced_by_mm_destroy;
+  guint64 untraced_page_frees, untraced_kfree_rcu;
+  guint64 untraced_reused_after, untraced_contradicted;
+  /* RCU callbacks run, and still waiting for their grace period at the end. */
+  guint64 rcu_callbacks, rcu_pending;
   guint64 skipped_failed_allocs, skipped_null_frees, skipped_unknown_frees;
   /* The recording kernel's own allocations and their frees
    * (traces/internal.h), left out of the replay. */
