@@ -16,7 +16,8 @@ simulated at two cpi values; every point's cycles are linear in cpi to first
 order (cycles = a + b * cpi), so the least-squares cpi on log(simulated /
 measured) is found on that line by golden-section search over [0.05, 20] and
 then checked by a third, real run at the fitted value, whose residuals are
-the ones reported.
+the ones reported.  The search's lower bound is 1/core.width: no core
+dispatches faster than its width.
 """
 import argparse
 import csv
@@ -68,7 +69,7 @@ SKIPPED = {
     "S18-SLUB-nomemcg-nosheaves": "slub_kunit sheaves microbenchmark, units unstated, no Zen 3 machine",
 }
 # Rows of time_bench tables that are one kmem_cache_alloc + kmem_cache_free of
-# a 256-byte object: slab-test's pair test at 256 (kmalloc-256) stands in.
+# a 256-byte object: slab-test's kmem_cache test (time_bench_kmem_cache1's loop).
 FASTPATH_NOTES = ("kmem fastpath reuse", "fast-path loop", "normal (non-bulk) fastpath")
 
 
@@ -95,12 +96,26 @@ def points(rows):
             out.append((("concurrent", int(size), "alloc"), float(r["concurrent_alloc"])))
             out.append((("concurrent", int(size), "free"), float(r["concurrent_free"])))
         elif fastpath_row(r) and r["pair_cycles"]:
-            out.append((("pair", 256, "pair"), float(r["pair_cycles"])))
+            out.append((("kmem-cache", 256, "pair"), float(r["pair_cycles"])))
     return out
 
 
+def machine_width(exe, machine):
+    """core.width of @machine (the fit's lower bound on cpi is 1/width)."""
+    p = subprocess.run([exe, "machine", "show", machine], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("fit-timing: machine show %s failed: %s" % (machine, p.stderr.strip()))
+    for line in p.stdout.splitlines():
+        s = line.strip()
+        if s.startswith("width:"):
+            return int(s.split(":")[1].split("#")[0])
+    return 1
+
+
 def run_slab_test(exe, machine, alloc, tests, count, cpi):
-    args = [exe, "slab-test", "--machine", machine, "--allocator", alloc, "--test", ",".join(tests),
+    opt = {"kmem-cache": "kmem_cache"}
+    args = [exe, "slab-test", "--machine", machine, "--allocator", alloc,
+            "--test", ",".join(opt.get(t, t) for t in tests),
             "--count", str(count), "--format", "json"]
     if cpi is not None:
         args += ["--set", "core.cpi=%g" % cpi]
@@ -113,7 +128,7 @@ def run_slab_test(exe, machine, alloc, tests, count, cpi):
         if t == "repeat" or t == "concurrent":
             res[(t, r["size"], "alloc")] = r["alloc_cycles_exact"]
             res[(t, r["size"], "free")] = r["free_cycles_exact"]
-        elif t == "pair":
+        elif t == "pair" or t == "kmem-cache":
             res[(t, r["size"], "pair")] = r["pair_cycles_exact"]
     return res
 
@@ -184,7 +199,8 @@ def main():
 
         def cost(c):
             return sum(math.log(max(a + b * c, 1e-6) / y) ** 2 for a, b, y in lines)
-        fitted[machine] = round(golden(cost, 0.05, 20.0), 3)
+        lo = math.ceil(1000.0 / machine_width(o.slabsim, machine)) / 1000.0
+        fitted[machine] = round(golden(cost, lo, 20.0), 3)
 
     out_tsv = []
     print("# fitted core.cpi (cycles per plain instruction)")

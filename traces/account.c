@@ -66,7 +66,7 @@ find (SimTraceAccount *a, guint64 ptr)
     }
 }
 
-static void
+static SimLiveObject *
 insert (SimTraceAccount *a, const SimLiveObject *o)
 {
   if ((a->live + 1) * 4 > (a->mask + 1) * 3)
@@ -90,6 +90,7 @@ insert (SimTraceAccount *a, const SimLiveObject *o)
     j = (j + 1) & a->mask;
   a->slots[j] = *o;
   a->live++;
+  return &a->slots[j];
 }
 
 static void
@@ -148,6 +149,7 @@ sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev, SimAccount
     res = &dummy;
   res->free_class = SIM_FREE_NONE;
   res->implicit = FALSE;
+  res->live = NULL;
   SimAccountCounts *c = &a->counts;
 
   if (sim_trace_kind_is_slab_alloc (ev->kind))
@@ -176,8 +178,9 @@ sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev, SimAccount
           cache_at (a, old->cache)->implicit_frees++;
           remove_slot (a, old);
         }
-      SimLiveObject o = { ev->ptr, ev->bytes_alloc, ev->cpu, ix };
-      insert (a, &o);
+      SimLiveObject o = { .ptr = ev->ptr, .bytes_alloc = ev->bytes_alloc, .cpu = ev->cpu,
+                          .cache = ix };
+      res->live = insert (a, &o);
     }
   else if (sim_trace_kind_is_slab_free (ev->kind))
     {
@@ -232,7 +235,7 @@ sim_trace_account_caches (SimTraceAccount *a, guint *n)
   return (const SimAccountCache *) (gpointer) a->caches->data;
 }
 
-const SimLiveObject *
+SimLiveObject *
 sim_trace_account_lookup (SimTraceAccount *a, guint64 ptr)
 {
   return ptr ? find (a, ptr) : NULL;

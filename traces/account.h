@@ -57,10 +57,13 @@ typedef struct {
   guint64 allocs, frees, bytes_req, bytes_alloc, cross_cpu_frees, implicit_frees;
 } SimAccountCache;
 
-/* A live object, as the replay needs it. */
+/* A live object, as the replay needs it.  The accounting table is the one
+ * map of live objects: the replay keeps the model's address of each in
+ * @user (sim/run/replay.c), so it needs no map of its own. */
 typedef struct {
   guint64 ptr;
   guint64 bytes_alloc;
+  guint64 user;            /* the consumer's word, 0 when the object is made */
   gint32  cpu;             /* allocating CPU */
   guint32 cache;           /* index into the cache table */
 } SimLiveObject;
@@ -79,6 +82,8 @@ typedef struct {
   SimLiveObject freed;       /* a same/cross-CPU free: the object freed */
   gboolean      implicit;    /* an alloc of a live pointer ... */
   SimLiveObject implicit_old;/* ... the object implicitly freed first */
+  SimLiveObject *live;       /* an alloc (ptr not NULL): its entry, for the caller's
+                              * user word; valid until the next event */
 } SimAccountResult;
 
 typedef struct _SimTraceAccount SimTraceAccount;
@@ -94,7 +99,8 @@ void sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev,
 const SimAccountCounts *sim_trace_account_counts (SimTraceAccount *a);
 /* The per-cache table, in order of first appearance. */
 const SimAccountCache *sim_trace_account_caches (SimTraceAccount *a, guint *n);
-/* The live object at @ptr, or NULL. */
-const SimLiveObject *sim_trace_account_lookup (SimTraceAccount *a, guint64 ptr);
+/* The live object at @ptr, or NULL; its user word is the caller's to change
+ * (the replay marks an object it freed on the trace's behalf). */
+SimLiveObject *sim_trace_account_lookup (SimTraceAccount *a, guint64 ptr);
 
 G_END_DECLS

@@ -274,11 +274,11 @@ sim_decisions_pcp_drain (SimDecisions *d, guint order)
 }
 
 const char *
-sim_decisions_cache_name (SimTraceReader *r, const SimTraceEvent *ev, char *buf, gsize n)
+sim_decisions_cache_name (const SimTraceStrings *r, const SimTraceEvent *ev, char *buf, gsize n)
 {
   if (!sim_trace_kind_is_kmalloc (ev->kind))
     {
-      const char *name = ev->cache_id ? sim_trace_reader_string (r, ev->cache_id) : NULL;
+      const char *name = ev->cache_id ? sim_trace_strings_get (r, ev->cache_id) : NULL;
       if (name && *name)
         return name;
       g_snprintf (buf, n, "unnamed-%" G_GUINT64_FORMAT, ev->bytes_req);
@@ -299,7 +299,7 @@ sim_decisions_cache_name (SimTraceReader *r, const SimTraceEvent *ev, char *buf,
 }
 
 void
-sim_decisions_event (SimDecisions *d, SimTraceReader *r, const SimTraceEvent *ev)
+sim_decisions_event (SimDecisions *d, const SimTraceStrings *r, const SimTraceEvent *ev)
 {
   guint cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0;
   char buf[64];

@@ -33,7 +33,7 @@
 #pragma once
 
 #include <glib.h>
-#include "traces/reader.h"
+#include "traces/stream.h"
 
 G_BEGIN_DECLS
 
@@ -74,7 +74,7 @@ void sim_decisions_pcp_drain (SimDecisions *d, guint order);
 
 /* Feed one trace event (slab and page events; others are ignored).  The
  * cache is named by sim_decisions_cache_name. */
-void sim_decisions_event (SimDecisions *d, SimTraceReader *r, const SimTraceEvent *ev);
+void sim_decisions_event (SimDecisions *d, const SimTraceStrings *r, const SimTraceEvent *ev);
 
 /* The cache a trace event's object belongs to, as the 6.18 kernel names
  * it: name= for kmem_cache_alloc ("unnamed-<bytes_req>" without one); for
@@ -82,7 +82,7 @@ void sim_decisions_event (SimDecisions *d, SimTraceReader *r, const SimTraceEven
  * prefix (dma-kmalloc-, kmalloc-rcl-, kmalloc-cg- from __GFP_DMA,
  * __GFP_RECLAIMABLE, __GFP_ACCOUNT) and "kmalloc-large" above 8 KiB (page
  * allocations).  Returns @buf or the reader's string. */
-const char *sim_decisions_cache_name (SimTraceReader *r, const SimTraceEvent *ev,
+const char *sim_decisions_cache_name (const SimTraceStrings *r, const SimTraceEvent *ev,
                                       char *buf, gsize n);
 
 /* The caches, sorted by name (valid until the next call that feeds). */

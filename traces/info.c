@@ -13,9 +13,10 @@
 #include <string.h>
 
 struct _SimTraceInfo {
-  SimTraceReader  *reader;
+  SimTraceStream  *stream;    /* a reference: strings, statistics, format, name */
   SimTraceAccount *account;
   guint64          first_ts, last_ts;
+  gboolean         have_ts;
   GArray          *cpu_seen;   /* guint8 per CPU number */
   guint            ncpus;
 };
@@ -23,34 +24,49 @@ struct _SimTraceInfo {
 #define MAX_CPU_TRACKED (1 << 16)
 
 SimTraceInfo *
-sim_trace_info_collect (const char *path, gboolean lenient, GError **error)
+sim_trace_info_new (SimTraceStream *stream)
 {
-  SimTraceReader *r = sim_trace_reader_open (path, error);
-  if (r == NULL)
-    return NULL;
-  sim_trace_reader_set_lenient (r, lenient);
-  g_autoptr (SimTraceInfo) info = g_new0 (SimTraceInfo, 1);
-  info->reader = r;
+  SimTraceInfo *info = g_new0 (SimTraceInfo, 1);
+  info->stream = sim_trace_stream_ref (stream);
   info->account = sim_trace_account_new ();
   info->cpu_seen = g_array_new (FALSE, TRUE, 1);
-  SimTraceEvent ev;
-  GError *local = NULL;
-  gboolean first = TRUE;
-  while (sim_trace_reader_next (r, &ev, &local))
+  return info;
+}
+
+void
+sim_trace_info_add (SimTraceInfo *info, const SimTraceEvent *evs, guint n)
+{
+  for (guint i = 0; i < n; i++)
     {
-      if (first)
-        info->first_ts = ev.ts_ns, first = FALSE;
-      info->last_ts = ev.ts_ns;
-      if (ev.cpu >= 0 && ev.cpu < MAX_CPU_TRACKED)
+      const SimTraceEvent *ev = &evs[i];
+      if (!info->have_ts)
+        info->first_ts = ev->ts_ns, info->have_ts = TRUE;
+      info->last_ts = ev->ts_ns;
+      if (ev->cpu >= 0 && ev->cpu < MAX_CPU_TRACKED)
         {
-          if ((guint) ev.cpu >= info->cpu_seen->len)
-            g_array_set_size (info->cpu_seen, ev.cpu + 1);
-          guint8 *s = &g_array_index (info->cpu_seen, guint8, ev.cpu);
+          if ((guint) ev->cpu >= info->cpu_seen->len)
+            g_array_set_size (info->cpu_seen, ev->cpu + 1);
+          guint8 *s = &g_array_index (info->cpu_seen, guint8, ev->cpu);
           if (!*s)
             *s = 1, info->ncpus++;
         }
-      sim_trace_account_event (info->account, &ev, NULL);
+      sim_trace_account_event (info->account, ev, NULL);
     }
+}
+
+SimTraceInfo *
+sim_trace_info_collect (const char *path, gboolean lenient, GError **error)
+{
+  SimTraceStreamOptions so = { .lenient = lenient };
+  g_autoptr (SimTraceStream) st = sim_trace_stream_open (path, &so, error);
+  if (st == NULL)
+    return NULL;
+  g_autoptr (SimTraceInfo) info = sim_trace_info_new (st);
+  const SimTraceEvent *ev;
+  guint n;
+  GError *local = NULL;
+  while (sim_trace_stream_next (st, &ev, &n, &local))
+    sim_trace_info_add (info, ev, n);
   if (local)
     {
       g_propagate_error (error, local);
@@ -64,17 +80,23 @@ sim_trace_info_free (SimTraceInfo *info)
 {
   if (info == NULL)
     return;
-  sim_trace_reader_free (info->reader);
+  sim_trace_stream_free (info->stream);
   sim_trace_account_free (info->account);
   if (info->cpu_seen)
     g_array_free (info->cpu_seen, TRUE);
   g_free (info);
 }
 
-SimTraceReader *
-sim_trace_info_reader (SimTraceInfo *info)
+const SimTraceStats *
+sim_trace_info_stats (SimTraceInfo *info)
 {
-  return info->reader;
+  return sim_trace_stream_stats (info->stream);
+}
+
+const char *
+sim_trace_info_name (SimTraceInfo *info)
+{
+  return sim_trace_stream_name (info->stream);
 }
 
 SimTraceAccount *
@@ -108,7 +130,8 @@ named_caches (SimTraceInfo *info)
         nc.name = g_strdup_printf ("kmalloc-%" G_GUINT64_FORMAT,
                                    cs[i].key & ~SIM_ACCOUNT_KEY_SIZE_CLASS);
       else
-        nc.name = g_strdup (sim_trace_reader_string (info->reader, (guint32) cs[i].key));
+        nc.name = g_strdup (sim_trace_strings_get (sim_trace_stream_strings (info->stream),
+                                                      (guint32) cs[i].key));
       g_array_append_val (out, nc);
     }
   g_array_sort (out, cmp_named);
@@ -167,12 +190,12 @@ kinds_by_name (int order[SIM_TRACE_N_KINDS])
 void
 sim_trace_info_write_json (SimTraceInfo *info, SimJson *jp)
 {
-  const SimTraceStats *s = sim_trace_reader_stats (info->reader);
+  const SimTraceStats *s = sim_trace_stream_stats (info->stream);
   const SimAccountCounts *c = sim_trace_account_counts (info->account);
 #define j (*jp)
   sim_json_begin_object (&j);
   sim_json_key (&j, "format");
-  sim_json_string (&j, sim_trace_format_name (sim_trace_reader_format (info->reader)));
+  sim_json_string (&j, sim_trace_format_name (sim_trace_stream_format (info->stream)));
   sim_json_key (&j, "events");
   sim_json_uint (&j, s->events);
   sim_json_key (&j, "by_event");
@@ -275,14 +298,14 @@ fmt_ts (guint64 ns)
 char *
 sim_trace_info_text (SimTraceInfo *info)
 {
-  const SimTraceStats *s = sim_trace_reader_stats (info->reader);
+  const SimTraceStats *s = sim_trace_stream_stats (info->stream);
   const SimAccountCounts *c = sim_trace_account_counts (info->account);
   GString *o = g_string_new (NULL);
   char fb[G_ASCII_DTOSTR_BUF_SIZE];
   g_autofree char *t0 = fmt_ts (info->first_ts), *t1 = fmt_ts (info->last_ts);
 
-  g_string_append_printf (o, "Trace: %s (%s)\n", sim_trace_reader_name (info->reader),
-                          sim_trace_format_name (sim_trace_reader_format (info->reader)));
+  g_string_append_printf (o, "Trace: %s (%s)\n", sim_trace_stream_name (info->stream),
+                          sim_trace_format_name (sim_trace_stream_format (info->stream)));
   g_string_append_printf (o, "Events: %" G_GUINT64_FORMAT " on %u CPUs, %s .. %s\n",
                           s->events, info->ncpus, t0, t1);
   int order[SIM_TRACE_N_KINDS];

@@ -3,7 +3,7 @@
  * text in the manner of `perf kmem stat`. */
 #pragma once
 
-#include "traces/reader.h"
+#include "traces/stream.h"
 #include "traces/account.h"
 #include "sim/core/json.h"
 
@@ -13,10 +13,15 @@ typedef struct _SimTraceInfo SimTraceInfo;
 
 /* Read the whole trace at @path. */
 SimTraceInfo *sim_trace_info_collect (const char *path, gboolean lenient, GError **error);
+/* A summary fed by the caller with the events of @stream (a reference is
+ * taken): `slabsim run` summarises the trace from the decode it replays. */
+SimTraceInfo *sim_trace_info_new (SimTraceStream *stream);
+void sim_trace_info_add (SimTraceInfo *info, const SimTraceEvent *ev, guint n);
 void sim_trace_info_free (SimTraceInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTraceInfo, sim_trace_info_free)
 
-SimTraceReader *sim_trace_info_reader (SimTraceInfo *info);
+const SimTraceStats *sim_trace_info_stats (SimTraceInfo *info);
+const char *sim_trace_info_name (SimTraceInfo *info);
 SimTraceAccount *sim_trace_info_account (SimTraceInfo *info);
 
 /* The summary as one JSON object written into @j (for reports that embed

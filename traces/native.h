@@ -17,6 +17,15 @@ G_BEGIN_DECLS
 #define SIM_NATIVE_VERSION 1
 #define SIM_NATIVE_BLOCK_EVENTS 4096
 
+/* The layout (docs/trace-format.md), shared by the writer (native.c) and
+ * the reader's decoder (reader-native.c). */
+#define SIM_NATIVE_MAGIC "\x89SLABTR\n"          /* 8 bytes */
+#define SIM_NATIVE_HEADER_SIZE 16
+#define SIM_NATIVE_BLOCK_HEADER_SIZE 16
+#define SIM_NATIVE_MAX_PAYLOAD (16u << 20)
+enum { SIM_NATIVE_BLOCK_STRINGS = 'S', SIM_NATIVE_BLOCK_EVENTS_TYPE = 'E',
+       SIM_NATIVE_BLOCK_TRAILER = 'T' };
+
 typedef struct _SimNativeWriter SimNativeWriter;
 
 /* Write to @out (a ref is taken); @src supplies the strings the events refer to. */

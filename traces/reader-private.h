@@ -55,6 +55,13 @@ struct _SimTraceReader {
     guint64   records;
     gboolean  trailer;
   } nat;
+
+  /* The text parser's memo of interned strings (traces/reader.c,
+   * intern_memo): per field, a direct-mapped table of ids keyed by the
+   * string's length and last bytes, so that a repeated call_site, gfp_flags,
+   * cache name or task name costs one compare instead of a hash of the
+   * whole string.  0 = empty. */
+  guint32 memo[4][64];
 };
 
 /* Ensure at least @need unread bytes (fewer only at end of input); returns

@@ -516,6 +516,14 @@ sim_trace_reader_string (SimTraceReader *r, guint32 id)
 }
 
 guint32
+sim_trace_reader_string_len (SimTraceReader *r, guint32 id)
+{
+  if (id == 0 || id > r->strs.strs->len)
+    return 0;
+  return g_array_index (r->strs.lens, guint32, id - 1);
+}
+
+guint32
 sim_trace_reader_n_strings (SimTraceReader *r)
 {
   return r->strs.strs->len;
@@ -559,6 +567,59 @@ quote (const char *v, gsize len)
   return g_string_free (s, FALSE);
 }
 
+/* Field scans a word at a time: eight bytes are loaded and tested for the
+ * wanted bytes at once (the "has a zero byte" trick on the word xor the
+ * byte: the lowest flagged byte is always a true match, a borrow can only
+ * flag bytes above it), the tail byte by byte.  Never reads outside
+ * [p, e).  A trace line is a dozen short tokens, so this is most of the
+ * parser's loop work. */
+#define SWAR_ONES  G_GUINT64_CONSTANT (0x0101010101010101)
+#define SWAR_HIGHS G_GUINT64_CONSTANT (0x8080808080808080)
+
+static inline guint64
+swar_eq (guint64 w, guchar c)
+{
+  guint64 v = w ^ (SWAR_ONES * c);
+  return (v - SWAR_ONES) & ~v & SWAR_HIGHS;
+}
+
+/* The first byte of [p, e) that is @c1 or @c2, or e. */
+static inline const char *
+scan2 (const char *p, const char *e, char c1, char c2)
+{
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  while (e - p >= 8)
+    {
+      guint64 w;
+      memcpy (&w, p, 8);
+      guint64 m = swar_eq (w, (guchar) c1) | swar_eq (w, (guchar) c2);
+      if (m)
+        return p + (__builtin_ctzll (m) >> 3);
+      p += 8;
+    }
+#endif
+  while (p < e && *p != c1 && *p != c2)
+    p++;
+  return p;
+}
+
+static inline const char *
+scan1 (const char *p, const char *e, char c)
+{
+  return scan2 (p, e, c, c);
+}
+
+/* Hex digit values plus one (0: not a hex digit), so a pointer is one
+ * table load a digit with no branch until the end. */
+#define HX(c, v) [c] = (v) + 1
+static const guint8 hex_plus1[256] = {
+  HX ('0', 0), HX ('1', 1), HX ('2', 2), HX ('3', 3), HX ('4', 4), HX ('5', 5), HX ('6', 6),
+  HX ('7', 7), HX ('8', 8), HX ('9', 9), HX ('a', 10), HX ('b', 11), HX ('c', 12),
+  HX ('d', 13), HX ('e', 14), HX ('f', 15), HX ('A', 10), HX ('B', 11), HX ('C', 12),
+  HX ('D', 13), HX ('E', 14), HX ('F', 15),
+};
+#undef HX
+
 static inline int
 hexval (guchar c)
 {
@@ -576,10 +637,14 @@ static gboolean
 parse_ptr (const char *v, gsize len, guint64 *out, int *digits)
 {
   *digits = 0;
-  if ((len == 6 && memcmp (v, "(null)", 6) == 0) || (len == 5 && memcmp (v, "(nil)", 5) == 0))
+  if (G_UNLIKELY (len > 0 && v[0] == '('))
     {
-      *out = 0;
-      return TRUE;
+      if ((len == 6 && memcmp (v, "(null)", 6) == 0) || (len == 5 && memcmp (v, "(nil)", 5) == 0))
+        {
+          *out = 0;
+          return TRUE;
+        }
+      return FALSE;
     }
   gboolean prefixed = len > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
   if (prefixed)
@@ -587,13 +652,15 @@ parse_ptr (const char *v, gsize len, guint64 *out, int *digits)
   if (len == 0 || len > 16)
     return FALSE;
   guint64 x = 0;
+  guint bad = 0;
   for (gsize i = 0; i < len; i++)
     {
-      int d = hexval (v[i]);
-      if (d < 0)
-        return FALSE;
-      x = (x << 4) | (guint) d;
+      guint t = hex_plus1[(guchar) v[i]];
+      bad |= t == 0;
+      x = (x << 4) | ((t - 1) & 15);
     }
+  if (bad)
+    return FALSE;
   *out = x;
   *digits = prefixed ? 0 : (int) len;
   return TRUE;
@@ -645,6 +712,31 @@ first_missing (guint need, guint have)
   return "?";
 }
 
+/* Fields whose strings the parser interns, for the memo. */
+enum { MEMO_CALL_SITE, MEMO_GFP, MEMO_NAME, MEMO_COMM };
+
+/* sim_strtab_intern through the reader's memo (reader-private.h): the key
+ * is the length and the last (up to) eight bytes, which tell apart
+ * "sym+0xoff/0xlen" call sites and hex addresses alike; a hit is confirmed
+ * by comparing the whole string, so the memo never changes an id. */
+static inline guint32
+intern_memo (SimTraceReader *r, guint field, const char *s, gsize len)
+{
+  guint64 tail = 0;
+  if (len >= 8)
+    memcpy (&tail, s + len - 8, 8);
+  else
+    memcpy (&tail, s, len);
+  guint slot = (guint) (((tail ^ len) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 58);
+  guint32 id = r->memo[field][slot];
+  if (id != 0 && g_array_index (r->strs.lens, guint32, id - 1) == len
+      && memcmp (g_ptr_array_index (r->strs.strs, id - 1), s, len) == 0)
+    return id;
+  id = sim_strtab_intern (&r->strs, s, len);
+  r->memo[field][slot] = id;
+  return id;
+}
+
 static LineResult
 parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev,
               GString **msg)
@@ -658,14 +750,12 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
       if (q >= e)
         break;
       const char *k = q;
-      while (q < e && *q != '=' && *q != ' ')
-        q++;
+      q = scan2 (q, e, '=', ' ');
       if (q >= e || *q == ' ')
         continue;                 /* a stray word: ignore */
       gsize klen = q - k;
       const char *v = ++q;
-      while (q < e && *q != ' ')
-        q++;
+      q = scan1 (q, e, ' ');
       const char *ve = q;
       if (ve == v)
         {
@@ -722,7 +812,7 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
           break;
         case 4:
           if (KEY ("name"))
-            ev->cache_id = sim_strtab_intern (&r->strs, v, vlen);
+            ev->cache_id = intern_memo (r, MEMO_NAME, v, vlen);
           else if (KEY ("node"))
             {
               if (!parse_int (v, vlen, &ev->node))
@@ -748,7 +838,7 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
           if (KEY ("call_site"))
             {
               int d;
-              ev->call_site_id = sim_strtab_intern (&r->strs, v, vlen);
+              ev->call_site_id = intern_memo (r, MEMO_CALL_SITE, v, vlen);
               if (!parse_ptr (v, vlen, &ev->call_site, &d))
                 ev->call_site = 0;   /* symbolic: sym+0xoff/0xlen */
               have |= F_CALL_SITE;
@@ -763,7 +853,7 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
             }
           else if (KEY ("gfp_flags"))
             {
-              ev->gfp_id = sim_strtab_intern (&r->strs, v, vlen);
+              ev->gfp_id = intern_memo (r, MEMO_GFP, v, vlen);
               ev->gfp = sim_strtab_gfp (&r->strs, ev->gfp_id);
               have |= F_GFP;
             }
@@ -925,8 +1015,7 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
       while (q < e && *q == ' ')
         q++;
       const char *t = q;
-      while (q < e && *q != ' ')
-        q++;
+      q = scan1 (q, e, ' ');
       if (q - t >= 2 && q[-1] == ':' && *t >= '0' && *t <= '9' &&
           (rb || memchr (t, '.', q - t)))
         {
@@ -975,8 +1064,13 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
   while (q < e && *q == ' ')
     q++;
   const char *name = q;
-  while (q < e && !(*q == ':' && (q + 1 == e || q[1] == ' ')))
-    q++;
+  for (;;)
+    {
+      q = scan1 (q, e, ':');
+      if (q >= e || q + 1 == e || q[1] == ' ')
+        break;
+      q++;
+    }
   if (q >= e)
     goto other;
   const char *name_end = q++;
@@ -1050,7 +1144,7 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
     while (te > p && te[-1] == ' ')
       te--;
     if (te > p)
-      ev->comm_id = sim_strtab_intern (&r->strs, p, te - p);
+      ev->comm_id = intern_memo (r, MEMO_COMM, p, te - p);
   }
 
   return parse_fields (r, q, e, ev, msg);

@@ -195,6 +195,8 @@ SimTraceFormat sim_trace_reader_source_format (SimTraceReader *r);
 const char *sim_trace_reader_name (SimTraceReader *r);
 /* Interned string @id (1-based); "" for 0 or an unknown id. */
 const char *sim_trace_reader_string (SimTraceReader *r, guint32 id);
+/* Its length in bytes (a native trace's strings may hold any byte). */
+guint32 sim_trace_reader_string_len (SimTraceReader *r, guint32 id);
 guint32 sim_trace_reader_n_strings (SimTraceReader *r);
 /* TRUE when most 64-bit pointers look hashed (docs/traces.md). */
 gboolean sim_trace_stats_hashed (const SimTraceStats *s);

@@ -152,3 +152,50 @@ sim_alloc_param_uint (const SimAllocParam *p, guint max, guint *out, GError **er
   *out = (guint) v;
   return TRUE;
 }
+
+/* HZ by era.  kernel/Kconfig.hz has offered 100, 250, 300 and 1000 with
+ * default HZ_250 since 2.6.13, unchanged in every modelled era; what an
+ * x86-64 build of the era gets from `make defconfig` differs:
+ *   - up to 2.6.23, arch/x86_64/defconfig: CONFIG_HZ_250=y (2.6.18-rc4 and
+ *     2.6.22-rc2 copies read; 2.6.23 is the last release of that tree);
+ *   - from the i386/x86_64 merge on, arch/x86/configs/x86_64_defconfig:
+ *     CONFIG_HZ_1000=y (2.6.30-rc2's copy, and today's savedefconfig form).
+ * So 2.6.23 is 250 and the later modelled eras (2.6.31, 2.6.33, 2.6.34,
+ * 6.18, 7.x) are 1000.  A kernel version is compared numerically; a word
+ * that is no version (an allocator's own era name) counts as a late era. */
+guint
+sim_kernel_hz (const char *kernel)
+{
+  /* Leading numbers of "2.6.31-slqb": 2, 6, 31. */
+  guint64 v[3] = { 0, 0, 0 };
+  const char *s = kernel ? kernel : "";
+  for (guint i = 0; i < 3 && g_ascii_isdigit (*s); i++)
+    {
+      char *end;
+      v[i] = g_ascii_strtoull (s, &end, 10);
+      s = *end == '.' ? end + 1 : "";
+    }
+  if (v[0] == 0)
+    return 1000;
+  gboolean before_merge = v[0] < 2 || (v[0] == 2 && (v[1] < 6 || (v[1] == 6 && v[2] <= 23)));
+  return before_merge ? 250 : 1000;
+}
+
+gboolean
+sim_alloc_param_hz (const SimAllocParam *p, guint *out, GError **error)
+{
+  static const guint choices[] = { 100, 250, 300, 1000 };
+  guint v;
+  if (!sim_alloc_param_uint (p, 100000, &v, error))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (choices); i++)
+    if (v == choices[i])
+      {
+        *out = v;
+        return TRUE;
+      }
+  g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
+               "parameter \"%s\": %u is not a timer frequency the kernel offers "
+               "(kernel/Kconfig.hz: 100, 250, 300 or 1000)", p->key, v);
+  return FALSE;
+}

@@ -35,6 +35,17 @@ void          sim_alloc_spec_free  (SimAllocSpec *spec);
 gboolean sim_alloc_param_uint (const SimAllocParam *p, guint max, guint *out,
                                GError **error);
 
+/* CONFIG_HZ of the kernel era @kernel ("2.6.23", "6.18") as an x86-64
+ * `make defconfig` of that era sets it: one value for every model of the
+ * era (alloc-spec.c says where each comes from).  Models whose periodic
+ * work runs on jiffies (SLAB's cache_reap, SLQB's trim timers) start from
+ * it. */
+guint    sim_kernel_hz (const char *kernel);
+
+/* The "hz=N" parameter: N must be one of the kernel/Kconfig.hz choices
+ * (100, 250, 300, 1000); the error names the parameter and the choices. */
+gboolean sim_alloc_param_hz (const SimAllocParam *p, guint *out, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimAllocSpec, sim_alloc_spec_free)
 
 G_END_DECLS

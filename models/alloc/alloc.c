@@ -1,8 +1,188 @@
 /* alloc.c - helpers shared by the allocator models; see alloc.h. */
 #include "models/alloc/alloc.h"
 
+#include <string.h>
+
 /* ------------------------------------------------------------------ */
-/* The core timing model (see SimOp in alloc.h).                        */
+/* The core timing model (see SimOp and SimCoreState in alloc.h).       */
+
+static void
+core_reset (SimCoreState *cs, SimTime now)
+{
+  cs->seq = 0;
+  cs->t_hi = now;
+  cs->loads_done = cs->retired = now;
+  cs->miss_floor = now;
+  cs->n_miss = 0;
+  cs->sb_head = cs->sb_n = 0;
+  cs->sb_last = now;
+  cs->rob_head = cs->rob_n = 0;
+}
+
+void
+sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
+{
+  op->mem = mem;
+  op->cpu = cpu;
+  op->t = now;
+  op->cost = (SimCost) { 0 };
+  op->core = sim_memsys_core (mem);
+  op->hit_latency = sim_memsys_hit_latency (mem);
+  op->serial = op->core->fill_buffers <= 1;
+  op->instr_frac = 0;
+  op->last = op->loads_done = now;
+  op->uncharged = FALSE;
+  op->cs = NULL;
+  if (op->serial)
+    return;
+  gpointer *slot = sim_memsys_core_slot (mem, cpu);
+  if (*slot == NULL)
+    {
+      *slot = g_new (SimCoreState, 1);
+      core_reset (*slot, now);
+    }
+  op->cs = *slot;
+  /* A CPU's clock only moves forward; an operation that starts before the
+   * latest time its pipeline reached is on another timeline (a unit test
+   * driving calls by hand): it starts with nothing in flight. */
+  if (now < op->cs->t_hi)
+    core_reset (op->cs, now);
+}
+
+void
+sim_op_begin_uncharged (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
+{
+  sim_op_begin (op, mem, cpu, now);
+  /* Set-up work takes no time: it runs serial on a private clock and
+   * leaves nothing in the CPU's pipeline. */
+  op->uncharged = TRUE;
+  op->serial = TRUE;
+  op->cs = NULL;
+}
+
+static inline void
+note_time (SimOp *op)
+{
+  if (op->cs && op->t > op->cs->t_hi)
+    op->cs->t_hi = op->t;
+}
+
+/* Dispatch time of @n instructions at cpi, charged to instructions. */
+static inline void
+advance_instr (SimOp *op, guint64 n)
+{
+  guint64 milli = (guint64) op->instr_frac + n * op->core->cpi_milli;
+  guint64 c = milli / 1000;
+  op->instr_frac = (guint) (milli % 1000);
+  op->t += c;
+  op->cost.instr += c;
+}
+
+/* The reorder window: instruction @seq is done at @ready.  Kept as a
+ * running maximum (retirement is in order); entries of one instruction
+ * merge, and a full ring merges into its youngest entry (which only makes
+ * the window stall a little earlier). */
+static void
+rob_push (SimCoreState *cs, SimTime ready)
+{
+  if (ready > cs->retired)
+    cs->retired = ready;
+  ready = cs->retired;
+  if (cs->rob_n)
+    {
+      guint y = (cs->rob_head + cs->rob_n - 1) % SIM_CORE_MAX_ROB;
+      if (cs->rob_seq[y] == cs->seq || cs->rob_n == SIM_CORE_MAX_ROB)
+        {
+          cs->rob_ready[y] = ready;
+          return;
+        }
+    }
+  guint i = (cs->rob_head + cs->rob_n) % SIM_CORE_MAX_ROB;
+  cs->rob_seq[i] = cs->seq;
+  cs->rob_ready[i] = ready;
+  cs->rob_n++;
+}
+
+/* Dispatch instructions up to (not including) number @target: instruction
+ * k cannot dispatch before instruction k - rob has finished. */
+static void
+dispatch_to (SimOp *op, guint64 target, gboolean charge)
+{
+  SimCoreState *cs = op->cs;
+  guint64 rob = op->core->rob;
+  while (cs->rob_n && cs->rob_seq[cs->rob_head] + rob < target)
+    {
+      guint64 at = cs->rob_seq[cs->rob_head] + rob;   /* the instruction that waits */
+      if (charge && at > cs->seq)
+        advance_instr (op, at - cs->seq);
+      if (at > cs->seq)
+        cs->seq = at;
+      sim_op_stall (op, cs->rob_ready[cs->rob_head]);
+      cs->rob_head = (cs->rob_head + 1) % SIM_CORE_MAX_ROB;
+      cs->rob_n--;
+    }
+  if (charge && target > cs->seq)
+    advance_instr (op, target - cs->seq);
+  if (target > cs->seq)
+    cs->seq = target;
+  note_time (op);
+}
+
+void
+sim_op_instr (SimOp *op, guint n)
+{
+  op->cost.n_instr += n;
+  if (op->cs == NULL || op->core->rob == 0)
+    {
+      advance_instr (op, n);
+      if (op->cs)
+        op->cs->seq += n;
+      return;
+    }
+  dispatch_to (op, op->cs->seq + n, TRUE);
+}
+
+/* A special instruction: microcoded (irq save/restore, call/ret, preempt
+ * count, spin unlock) it holds dispatch for its cost; it is one entry of
+ * the window. */
+void
+sim_op_xcost (SimOp *op, SimXCost x)
+{
+  guint c = op->core->cost[x];
+  if (op->cs && op->core->rob)
+    dispatch_to (op, op->cs->seq + 1, FALSE);
+  else if (op->cs)
+    op->cs->seq++;
+  op->t += c;
+  op->cost.instr += c;
+  note_time (op);
+}
+
+void
+sim_op_use (SimOp *op, SimTok tok)
+{
+  if (op->cs == NULL || op->core->rob == 0)
+    {
+      sim_op_stall (op, tok);
+      note_time (op);
+      return;
+    }
+  rob_push (op->cs, tok);
+  op->last = MAX (op->last, tok);
+}
+
+void
+sim_op_retire (SimOp *op)
+{
+  if (op->cs == NULL)
+    {
+      sim_op_stall (op, op->loads_done);
+      return;
+    }
+  sim_op_stall (op, MAX (op->cs->retired, op->cs->loads_done));
+  op->cs->rob_n = 0;
+  note_time (op);
+}
 
 /* An L1d miss wants a fill buffer at @ti: the first time at or after @ti
  * when fewer than fill_buffers misses are in flight.  Records the miss
@@ -10,28 +190,29 @@
 static SimTime
 fb_issue (SimOp *op, SimTime ti, guint32 lat)
 {
+  SimCoreState *cs = op->cs;
   guint lim = MIN (op->core->fill_buffers, SIM_CORE_MAX_MISSES);
   /* Fill buffers are handed out in program order: no miss issues before
    * the one before it (which also keeps the table a true picture of every
    * time from miss_floor on). */
-  ti = MAX (ti, op->miss_floor);
+  ti = MAX (ti, cs->miss_floor);
   for (;;)
     {
       guint k = 0;
       SimTime earliest = G_MAXUINT64;
-      for (guint i = 0; i < op->n_miss; i++)
-        if (op->miss[i] > ti)
+      for (guint i = 0; i < cs->n_miss; i++)
+        if (cs->miss[i] > ti)
           {
-            earliest = MIN (earliest, op->miss[i]);
-            op->miss[k++] = op->miss[i];
+            earliest = MIN (earliest, cs->miss[i]);
+            cs->miss[k++] = cs->miss[i];
           }
-      op->n_miss = k;
+      cs->n_miss = k;
       if (k < lim)
         break;
       ti = earliest;
     }
-  op->miss[op->n_miss++] = ti + lat;
-  op->miss_floor = ti;
+  cs->miss[cs->n_miss++] = ti + lat;
+  cs->miss_floor = ti;
   return ti;
 }
 
@@ -40,28 +221,51 @@ fb_issue (SimOp *op, SimTime ti, guint32 lat)
 static void
 sb_make_room (SimOp *op)
 {
+  SimCoreState *cs = op->cs;
   guint cap = MIN (op->core->store_buffer, SIM_CORE_MAX_STORES);
   for (;;)
     {
-      while (op->sb_n && op->sb[op->sb_head] <= op->t)
+      while (cs->sb_n && cs->sb[cs->sb_head] <= op->t)
         {
-          op->sb_head = (op->sb_head + 1) % SIM_CORE_MAX_STORES;
-          op->sb_n--;
+          cs->sb_head = (cs->sb_head + 1) % SIM_CORE_MAX_STORES;
+          cs->sb_n--;
         }
-      if (op->sb_n < cap)
+      if (cs->sb_n < cap)
         return;
-      sim_op_stall (op, op->sb[op->sb_head]);
+      sim_op_stall (op, cs->sb[cs->sb_head]);
     }
 }
 
-/* Stores commit to L1d in program order, one per cycle at most. */
+/* A store enters the buffer: its data is ready at @data, its line owned at
+ * @owned.  Stores commit to L1d in program order, one per cycle at most,
+ * after they retire (after every instruction before them is done). */
 static void
-sb_push (SimOp *op, SimTime done)
+sb_push (SimOp *op, SimAddr addr, guint32 size, SimTime data, SimTime owned)
 {
-  SimTime commit = MAX (done, op->sb_last + 1);
-  op->sb[(op->sb_head + op->sb_n) % SIM_CORE_MAX_STORES] = commit;
-  op->sb_n++;
-  op->sb_last = commit;
+  SimCoreState *cs = op->cs;
+  SimTime commit = MAX (MAX (owned, data), MAX (cs->sb_last + 1, cs->retired));
+  guint i = (cs->sb_head + cs->sb_n) % SIM_CORE_MAX_STORES;
+  cs->sb[i] = commit;
+  cs->sb_data[i] = data;
+  cs->sb_addr[i] = addr;
+  cs->sb_size[i] = size;
+  cs->sb_n++;
+  cs->sb_last = commit;
+}
+
+/* Store-to-load forwarding: the youngest buffered store that overlaps
+ * [addr, addr+size) and has not committed by @ti; its data's ready time,
+ * or 0 when the load reads the cache. */
+static SimTime
+sb_forward (const SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti)
+{
+  for (guint k = cs->sb_n; k-- > 0;)
+    {
+      guint i = (cs->sb_head + k) % SIM_CORE_MAX_STORES;
+      if (cs->sb_addr[i] < addr + size && addr < cs->sb_addr[i] + cs->sb_size[i])
+        return cs->sb[i] > ti ? MAX (cs->sb_data[i], 1) : 0;
+    }
+  return 0;
 }
 
 /* Everything a serial access does: wait for @after, then for the access. */
@@ -75,6 +279,20 @@ serial_wait (SimOp *op, SimTok after, guint32 lat)
   return op->t;
 }
 
+/* When a load's value is ready: issued at @ti, forwarded from a buffered
+ * store (at the L1d latency once the store's data is there) or from the
+ * cache (a miss waits for a fill buffer). */
+static SimTime
+load_ready (SimOp *op, SimAddr addr, guint32 size, SimTime ti, guint32 lat)
+{
+  SimTime fwd = sb_forward (op->cs, addr, size, ti);
+  if (fwd)
+    return MAX (ti, fwd) + op->hit_latency;
+  if (lat > op->hit_latency)
+    ti = fb_issue (op, ti, lat);
+  return ti + lat;
+}
+
 SimTok
 sim_op_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after)
 {
@@ -82,12 +300,12 @@ sim_op_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok afte
   op->cost.accesses++;
   if (op->serial)
     return serial_wait (op, after, lat);
-  SimTime ti = MAX (op->t, after);
-  if (lat > op->hit_latency)
-    ti = fb_issue (op, ti, lat);
-  SimTok ready = ti + lat;
+  SimCoreState *cs = op->cs;
+  SimTok ready = load_ready (op, addr, size, MAX (op->t, after), lat);
   op->last = ready;
-  op->loads_done = MAX (op->loads_done, ready);
+  cs->loads_done = MAX (cs->loads_done, ready);
+  if (op->core->rob)
+    rob_push (cs, ready);
   return ready;
 }
 
@@ -96,7 +314,7 @@ sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok aft
 {
   guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_WRITE, cls);
   op->cost.accesses++;
-  if (op->core->store_buffer == 0)
+  if (op->serial || op->core->store_buffer == 0)
     {
       /* No store buffer: the store waits for its data and its line. */
       sim_op_stall (op, after);
@@ -107,73 +325,117 @@ sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok aft
   sb_make_room (op);
   /* The line is requested (RFO) once the store's data and address are
    * known; a miss holds a fill buffer like a load's. */
-  SimTime ready = MAX (op->t, after);
+  SimTime data = MAX (op->t, after);
+  SimTime rfo = data;
   if (lat > op->hit_latency)
-    ready = fb_issue (op, ready, lat);
-  sb_push (op, ready + lat);
+    rfo = fb_issue (op, rfo, lat);
+  sb_push (op, addr, size, data, rfo + lat);
+  note_time (op);
 }
 
 void
 sim_op_drain (SimOp *op)
 {
-  SimTime until = op->loads_done;
-  if (op->sb_n)
-    until = MAX (until, op->sb_last);
+  if (op->cs == NULL)
+    {
+      sim_op_stall (op, op->loads_done);
+      return;
+    }
+  SimCoreState *cs = op->cs;
+  SimTime until = MAX (cs->loads_done, cs->retired);
+  if (cs->sb_n)
+    until = MAX (until, cs->sb_last);
   sim_op_stall (op, until);
-  op->sb_n = 0;
-  op->n_miss = 0;
+  cs->sb_n = 0;
+  cs->n_miss = 0;
+  cs->rob_n = 0;
+  note_time (op);
 }
 
 SimTok
 sim_op_atomic (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCost x)
 {
+  /* A locked instruction: everything before it finishes and the store
+   * buffer drains, then it runs; nothing after it passes it (treated as
+   * serialising, which x86 locked instructions are for memory). */
   sim_op_drain (op);
   guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_RMW, cls);
   op->cost.accesses++;
   op->t += lat;
   op->cost.mem_cycles += lat;
-  sim_op_xcost (op, x);
+  guint c = op->core->cost[x];
+  op->t += c;
+  op->cost.instr += c;
+  if (op->cs)
+    {
+      op->cs->seq++;
+      op->cs->loads_done = op->cs->retired = op->t;
+    }
   op->last = op->loads_done = op->t;
+  note_time (op);
   return op->t;
 }
 
-/* The load half of an unlocked read-modify-write; waited for. */
-static void
+/* The load half of an unlocked read-modify-write: when the old value is
+ * there.  Serial and in-order cores wait for it. */
+static SimTime
 rmw_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after)
 {
   guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_RMW, cls);
   op->cost.accesses++;
   if (op->serial)
+    return serial_wait (op, after, lat);
+  SimTime ready = load_ready (op, addr, size, MAX (op->t, after), lat);
+  op->cs->loads_done = MAX (op->cs->loads_done, ready);
+  if (op->core->rob == 0)
     {
-      serial_wait (op, after, lat);
-      return;
+      sim_op_stall (op, ready);
+      ready = op->t;
     }
-  SimTime ti = MAX (op->t, after);
-  if (lat > op->hit_latency)
-    ti = fb_issue (op, ti, lat);
-  sim_op_stall (op, ti + lat);
-  op->last = op->loads_done = MAX (op->loads_done, op->t);
-}
-
-/* Its store half: the line is owned now, the store commits at once when
- * the buffer lets it. */
-static void
-rmw_store (SimOp *op)
-{
-  if (op->core->store_buffer == 0)
-    return;
-  sb_make_room (op);
-  sb_push (op, op->t);
+  return ready;
 }
 
 SimTok
 sim_op_rmw_local (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCost x,
                   SimTok after)
 {
-  rmw_load (op, addr, size, cls, after);
-  sim_op_xcost (op, x);
-  rmw_store (op);
-  return op->t;
+  SimTime old = rmw_load (op, addr, size, cls, after);
+  guint c = op->core->cost[x];
+  if (op->serial || op->core->rob == 0)
+    {
+      /* In order: the instruction runs once its operand is there. */
+      op->t += c;
+      op->cost.instr += c;
+      if (op->cs)
+        {
+          op->cs->seq++;
+          if (op->core->store_buffer)
+            {
+              sb_make_room (op);
+              sb_push (op, addr, size, op->t, op->t);
+            }
+        }
+      op->last = op->t;
+      note_time (op);
+      return op->t;
+    }
+  /* Out of order: one slot of dispatch; its result (and the data of its
+   * store half) is ready @c cycles after the old value, and the window
+   * holds it until then. */
+  dispatch_to (op, op->cs->seq + 1, TRUE);
+  SimTime done = old + c;
+  rob_push (op->cs, done);
+  if (op->core->store_buffer)
+    {
+      sb_make_room (op);
+      sb_push (op, addr, size, done, done);
+    }
+  /* Later unannotated accesses depend on the latest value (the old
+   * chain, or this result if it is later): an RMW of a counter does not
+   * cut the chain they follow. */
+  op->last = MAX (op->last, done);
+  note_time (op);
+  return done;
 }
 
 void
@@ -189,9 +451,22 @@ sim_op_access (SimOp *op, SimAddr addr, guint32 size, SimAccKind kind, SimMemCla
       return;
     case SIM_ACC_RMW:
     default:
-      rmw_load (op, addr, size, cls, op->last);
-      rmw_store (op);
-      return;
+      {
+        /* An unlocked RMW with no cost of its own (an add to memory). */
+        SimTime old = rmw_load (op, addr, size, cls, op->last);
+        if (op->serial)
+          return;
+        if (op->core->rob)
+          rob_push (op->cs, old);
+        if (op->core->store_buffer)
+          {
+            sb_make_room (op);
+            sb_push (op, addr, size, old, old);
+          }
+        op->last = MAX (op->last, old);
+        note_time (op);
+        return;
+      }
     }
 }
 

@@ -48,26 +48,52 @@ typedef struct {
 typedef SimTime SimTok;
 #define SIM_TOK_NOW ((SimTok) 0)
 
+/* What a CPU's core still has in flight between two allocator calls: the
+ * core timing model's pipeline state (docs/models/timing.md), one per CPU,
+ * kept by the memory system (sim_memsys_core_slot) so that one call's
+ * misses, buffered stores and unfinished instructions overlap with the
+ * next call's work, as they do on an out-of-order core running a loop of
+ * calls.  Times are absolute (the CPU's timeline). */
+typedef struct {
+  guint64  seq;                           /* instructions dispatched so far */
+  SimTime  t_hi;                          /* the latest time an op reached */
+  SimTok   loads_done;                    /* when every load issued so far is ready */
+  SimTok   retired;                       /* when every instruction dispatched so far is done */
+  SimTime  miss_floor;                    /* the latest miss's issue time */
+  guint    n_miss;                        /* misses in flight: their completion times */
+  SimTime  miss[SIM_CORE_MAX_MISSES];
+  guint    sb_head, sb_n;                 /* buffered stores, a ring */
+  SimTime  sb_last;                       /* the youngest store's commit time */
+  SimTime  sb[SIM_CORE_MAX_STORES];       /* commit times */
+  SimTime  sb_data[SIM_CORE_MAX_STORES];  /* when each store's data is ready */
+  SimAddr  sb_addr[SIM_CORE_MAX_STORES];
+  guint32  sb_size[SIM_CORE_MAX_STORES];
+  /* The reorder window: instruction seq's result is ready at ready (kept
+   * as a running maximum: instructions retire in order). */
+  guint    rob_head, rob_n;
+  guint64  rob_seq[SIM_CORE_MAX_ROB];
+  SimTime  rob_ready[SIM_CORE_MAX_ROB];
+} SimCoreState;
+
 /* The execution of one allocator call on one CPU: it starts at that CPU's
  * clock and accumulates time as instructions run, memory is touched and
  * locks are waited for; the caller advances the CPU's clock by the total.
  *
  * Timing is a first-order interval model (docs/models/timing.md): t is
- * where the next instruction dispatches.  A load issues at t (or when the
- * value its address comes from is ready) and its value is ready latency
- * cycles later, without holding up dispatch; the code waits only where it
- * uses the value (sim_op_use).  L1d misses in flight are limited by the
- * core's fill buffers.  A store enters the store buffer and costs nothing
- * unless the buffer is full; a locked instruction waits for every load and
- * buffered store first.  The plain sim_op_read() loads and waits at once
- * (a load that depends on the previous one): call sites not annotated with
- * their real dependencies keep the serial cost.  On a machine without a
- * core: section (and in Cachegrind mode) everything is serial, as slabsim
- * charged before this model existed.
- *
- * The store buffer and the misses in flight belong to the call: it starts
- * with them empty (the caller's own work between two allocator calls is
- * assumed to drain them) and what it leaves in flight is not charged. */
+ * where the next instruction dispatches, at the core's cpi (no faster than
+ * its width).  A load issues at t (or when the value its address comes
+ * from is ready, or when the store it reads from has its data) and its
+ * value is ready latency cycles later, without holding up dispatch.  A
+ * value the code uses (sim_op_use) must be ready before the instruction
+ * a reorder window later dispatches: dispatch stalls only when the window
+ * is full behind an unfinished instruction.  L1d misses in flight are
+ * limited by the core's fill buffers.  A store enters the store buffer and
+ * costs nothing unless the buffer is full; a locked instruction waits for
+ * everything before it and drains the store buffer.  All of that is
+ * per-CPU state that outlives the call (SimCoreState).  A core with rob 0
+ * is in order: a use waits at once.  On a machine without a core: section
+ * (and in Cachegrind mode) everything is serial, as slabsim charged before
+ * this model existed. */
 typedef struct {
   SimMemSys *mem;
   guint      cpu;
@@ -78,46 +104,21 @@ typedef struct {
   gboolean   serial;                      /* fill_buffers 1: no overlap at all */
   guint      instr_frac;                  /* milli-cycles of instructions not yet charged */
   SimTok     last;                        /* the latest load's token */
-  SimTok     loads_done;                  /* when every load issued so far is ready */
-  SimTime    miss_floor;                  /* the latest miss's issue time */
-  guint      n_miss;                      /* misses in flight: their completion times */
-  SimTime    miss[SIM_CORE_MAX_MISSES];
-  guint      sb_head, sb_n;               /* buffered stores' commit times, a ring */
-  SimTime    sb_last;                     /* the youngest store's commit time */
-  SimTime    sb[SIM_CORE_MAX_STORES];
+  SimTok     loads_done;                  /* serial model: when every load is ready */
+  SimCoreState *cs;                       /* the CPU's pipeline (not serial) */
   /* Set-up work outside the measured run (boot caches, cache creation,
    * per-CPU sheaves set-up): its memory accesses warm the caches as they
    * would, but it takes no time on anyone's timeline, so its locks are
-   * neither waited for nor left busy in any CPU's future. */
+   * neither waited for nor left busy in any CPU's future, and it leaves
+   * nothing in the CPU's pipeline (it runs serial). */
   gboolean   uncharged;
 } SimOp;
 
-static inline void
-sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
-{
-  op->mem = mem;
-  op->cpu = cpu;
-  op->t = now;
-  op->cost = (SimCost) { 0 };
-  op->core = sim_memsys_core (mem);
-  op->hit_latency = sim_memsys_hit_latency (mem);
-  op->serial = op->core->fill_buffers <= 1;
-  op->instr_frac = 0;
-  op->last = op->loads_done = now;
-  op->n_miss = 0;
-  op->miss_floor = now;
-  op->sb_head = op->sb_n = 0;
-  op->sb_last = now;
-  op->uncharged = FALSE;
-}
+/* Begin an operation on @cpu at @now (the CPU's clock). */
+void sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now);
 
 /* An operation whose cost no clock is charged (see SimOp.uncharged). */
-static inline void
-sim_op_begin_uncharged (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
-{
-  sim_op_begin (op, mem, cpu, now);
-  op->uncharged = TRUE;
-}
+void sim_op_begin_uncharged (SimOp *op, SimMemSys *mem, guint cpu, SimTime now);
 
 static inline guint64
 sim_op_cycles (const SimOp *op)
@@ -137,40 +138,30 @@ sim_op_stall (SimOp *op, SimTime until)
 }
 
 /* Charge @n plain instructions of kernel code at the core's cycles per
- * instruction (fractions carried to the next charge). */
-static inline void
-sim_op_instr (SimOp *op, guint n)
-{
-  guint64 milli = (guint64) op->instr_frac + (guint64) n * op->core->cpi_milli;
-  guint64 c = milli / 1000;
-  op->instr_frac = (guint) (milli % 1000);
-  op->t += c;
-  op->cost.instr += c;
-  op->cost.n_instr += n;
-}
+ * instruction (fractions carried to the next charge); dispatch stops where
+ * the reorder window is full behind an unfinished instruction. */
+void sim_op_instr (SimOp *op, guint n);
 
 /* Charge one special instruction (or idiom) of the machine's cost table:
  * SIM_X_IRQ_SAVE, SIM_X_PREEMPT, SIM_X_CALL, ... */
-static inline void
-sim_op_xcost (SimOp *op, SimXCost x)
-{
-  guint c = op->core->cost[x];
-  op->t += c;
-  op->cost.instr += c;
-}
+void sim_op_xcost (SimOp *op, SimXCost x);
 
 static inline void sim_op_irqsave    (SimOp *op) { sim_op_xcost (op, SIM_X_IRQ_SAVE); }
 static inline void sim_op_irqrestore (SimOp *op) { sim_op_xcost (op, SIM_X_IRQ_RESTORE); }
 static inline void sim_op_preempt    (SimOp *op) { sim_op_xcost (op, SIM_X_PREEMPT); }
 static inline void sim_op_call       (SimOp *op) { sim_op_xcost (op, SIM_X_CALL); }
 
-/* The code uses a loaded value (a branch on it, an address made of it):
- * wait until it is ready. */
-static inline void
-sim_op_use (SimOp *op, SimTok tok)
-{
-  sim_op_stall (op, tok);
-}
+/* The code uses a loaded value (a branch on it, an address made of it, the
+ * value returned): what follows depends on it.  In order (serial, rob 0):
+ * wait for it.  Out of order: the instruction that uses it cannot retire
+ * before it is ready, so dispatch stalls for it only once the reorder
+ * window is full; later unannotated accesses depend on it. */
+void sim_op_use (SimOp *op, SimTok tok);
+
+/* Wait until every instruction dispatched so far has finished (its loads
+ * and RMWs are back; buffered stores may still be committing): a
+ * serialising point, and what a test reads a call's full latency at. */
+void sim_op_retire (SimOp *op);
 
 /* A load that does not hold up dispatch: it issues when @after is ready
  * (SIM_TOK_NOW: at once) and a fill buffer is free if it misses; returns

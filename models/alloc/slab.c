@@ -44,7 +44,8 @@
  * Periodic work.  cache_reap runs on every CPU: first ~1 s after the
  * model starts, then every REAPTIMEOUT_CPUC = 2 s, as the kernel's
  * round_jiffies_relative places it (whole seconds minus 3 jiffies per CPU
- * number, HZ = 250).  For every cache, each run drains one of its node's
+ * number).  Jiffies tick at the era's HZ (sim_kernel_hz: 250 for 2.6.23,
+ * 1000 for 2.6.34, as x86-64's defconfig of each sets it), or hz=N.  For every cache, each run drains one of its node's
  * alien arrays (round robin over the nodes), drains the CPU's array unless
  * it was touched, and when its node's next_reap (every 4 s,
  * REAPTIMEOUT_LIST3, first jittered by the kmem_cache address) has passed,
@@ -86,16 +87,19 @@ typedef struct {
    * 128 for GENERIC_CPU; 2.6.34's arch/x86/Kconfig.cpu
    * X86_L1_CACHE_SHIFT is 6 for GENERIC_CPU. */
   guint    l1_cache_bytes;
+  /* 2.6.23's kmem_cache_free starts with BUG_ON(virt_to_cache(objp) !=
+   * cachep), outside any debug option; 2.6.34's has no such check. */
+  gboolean cache_free_checks;
 } SlabEra;
 
 static const SlabEra eras[] = {
-  { "2.6.34", SIM_SLAB_2_6_34, FALSE, 64 },
-  { "2.6.23", SIM_SLAB_2_6_23, TRUE, 128 },
+  { "2.6.34", SIM_SLAB_2_6_34, FALSE, 64, FALSE },
+  { "2.6.23", SIM_SLAB_2_6_23, TRUE, 128, TRUE },
 };
 
-#define HZ                  250u      /* CONFIG_HZ_250, the 2.6.2x default */
-#define REAPTIMEOUT_CPUC    (2 * HZ)
-#define REAPTIMEOUT_LIST3   (4 * HZ)
+/* In seconds: times the model's HZ (m->hz) gives the kernel's jiffies. */
+#define REAPTIMEOUT_CPUC_S  2u
+#define REAPTIMEOUT_LIST3_S 4u
 #define BATCHREFILL_LIMIT   16u
 #define ALIEN_LIMIT         12u
 #define BYTES_PER_WORD      8u
@@ -303,6 +307,7 @@ struct SimSlab {
   guint32       *sizes;
   SlabCache    **size_cache, **size_dma_cache;
   SimAddr        malloc_sizes_addr;
+  guint          hz;                /* CONFIG_HZ: the era's, or hz= */
   guint64        cycles_per_jiffy;
   guint         *reap_node;         /* per CPU slab_reap_node */
   guint64       *reap_event;        /* per CPU pending event id */
@@ -1173,6 +1178,17 @@ cache_free (SimSlab *m, SimOp *op, SlabCache *c, SimAddr obj)
   sim_op_irqrestore (op);
 }
 
+/* virt_to_cache: the cache pointer in the object's struct page
+ * (page->lru.next); the kfree row counts it with kfree's own test. */
+static void
+virt_to_cache (SimSlab *m, SimOp *op, SimAddr page)
+{
+  sim_op_path (op, &m->path[P_KFREE]);
+  SimAddr pg = sim_page_struct (m->env.pages, page);
+  sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
+  sim_op_read (op, pg + PG_LRU, 8, SIM_MEM_STRUCT_PAGE);
+}
+
 gboolean
 sim_slab_free (SimSlab *m, SimOp *op, SimAddr addr)
 {
@@ -1185,10 +1201,7 @@ sim_slab_free (SimSlab *m, SimOp *op, SimAddr addr)
     return FALSE;
   /* kfree finds the cache through struct page (virt_to_cache:
    * virt_to_head_page, page_get_cache). */
-  sim_op_path (op, &m->path[P_KFREE]);
-  SimAddr pg = sim_page_struct (m->env.pages, page);
-  sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
-  sim_op_read (op, pg + PG_LRU, 8, SIM_MEM_STRUCT_PAGE);
+  virt_to_cache (m, op, page);
   cache_free (m, op, c, addr);
   return TRUE;
 }
@@ -1204,7 +1217,10 @@ sim_slab_cache_free (SimSlab *m, SimOp *op, SimAddr addr)
   SlabCache *c = s->c;
   if ((addr - s->s_mem) % c->buffer_size != 0 || (addr - s->s_mem) / c->buffer_size >= c->num)
     return FALSE;
-  /* kmem_cache_free is handed the cache: no virt_to_cache. */
+  /* kmem_cache_free is handed the cache; 2.6.23 still looks it up in
+   * struct page to check it (BUG_ON), 2.6.34 does not. */
+  if (m->era->cache_free_checks)
+    virt_to_cache (m, op, page);
   cache_free (m, op, c, addr);
   return TRUE;
 }
@@ -1365,7 +1381,7 @@ sim_slab_reap (SimSlab *m, SimOp *op)
       guint64 jiffies = jiffies_at (m, op->t);
       if (n->next_reap > jiffies)
         continue;
-      n->next_reap = jiffies + REAPTIMEOUT_LIST3;
+      n->next_reap = jiffies + REAPTIMEOUT_LIST3_S * m->hz;
       l3_wr (op, n, L3_NEXT_REAP, 8);
       drain_array (m, op, c, n, n->shared, FALSE, node);
       l3_rd (op, n, L3_FREE_TOUCHED, 4);
@@ -1389,12 +1405,12 @@ sim_slab_reap (SimSlab *m, SimOp *op)
 /* __round_jiffies: to a whole second (down within the first quarter),
  * skewed by 3 jiffies per CPU so the CPUs do not reap in lockstep. */
 static guint64
-round_jiffies (guint64 j, guint cpu, guint64 now)
+round_jiffies (guint64 j, guint cpu, guint64 now, guint hz)
 {
   guint64 original = j;
   j += 3 * (guint64) cpu;
-  guint64 rem = j % HZ;
-  j = rem < HZ / 4 ? j - rem : j - rem + HZ;
+  guint64 rem = j % hz;
+  j = rem < hz / 4 ? j - rem : j - rem + hz;
   j -= 3 * (guint64) cpu;
   return j <= now ? original : j;
 }
@@ -1404,7 +1420,7 @@ static void reap_event (SimEngine *eng, gpointer data, guint64 arg);
 static void
 schedule_reap (SimSlab *m, guint cpu, guint64 jiffies_now, guint64 delay)
 {
-  guint64 at = round_jiffies (jiffies_now + delay, cpu, jiffies_now);
+  guint64 at = round_jiffies (jiffies_now + delay, cpu, jiffies_now, m->hz);
   m->reap_event[cpu] = sim_engine_schedule (m->env.eng, at * m->cycles_per_jiffy, cpu,
                                             reap_event, m, cpu);
 }
@@ -1420,13 +1436,19 @@ reap_event (SimEngine *eng, gpointer data, guint64 arg)
   sim_op_begin (&op, m->env.mem, cpu, sim_engine_cpu_clock (eng, cpu));
   sim_slab_reap (m, &op);
   sim_engine_cpu_advance (eng, cpu, sim_op_cycles (&op));
-  schedule_reap (m, cpu, jiffies_at (m, op.t), REAPTIMEOUT_CPUC);
+  schedule_reap (m, cpu, jiffies_at (m, op.t), REAPTIMEOUT_CPUC_S * m->hz);
 }
 
 guint64
 sim_slab_cycles_per_jiffy (const SimSlab *m)
 {
   return m->cycles_per_jiffy;
+}
+
+guint
+sim_slab_hz (const SimSlab *m)
+{
+  return m->hz;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1694,7 +1716,8 @@ cache_new (SimSlab *m, SimOp *op, const SimCacheSpec *spec, gboolean general, GE
       Node *n = &c->node[nd];
       n->addr = kmalloc_node_meta (m, op, nd, L3_SIZE);
       sim_lock_init (&n->list_lock, "list_lock");
-      n->next_reap = jiffies + REAPTIMEOUT_LIST3 + c->addr % REAPTIMEOUT_LIST3;
+      guint64 list3 = REAPTIMEOUT_LIST3_S * m->hz;
+      n->next_reap = jiffies + list3 + c->addr % list3;
       n->free_limit = (1 + m->cpus_on_node[nd]) * c->batchcount + c->num;
       if (c->shared)
         {
@@ -1796,7 +1819,7 @@ create_general_caches (SimSlab *m, SimOp *op, GError **error)
 /* Parameters                                                          */
 
 static const char *const param_list =
-  "limit, batchcount, shared, slabinfo, noaliencache, slab_stats";
+  "limit, batchcount, shared, slabinfo, noaliencache, slab_stats, hz";
 
 static gboolean
 bad_value (GError **error, const char *era, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
@@ -1908,6 +1931,11 @@ parse_params (SimSlab *m, const SimAllocSpec *spec, GError **error)
             return FALSE;
           m->stats_cost = v != 0;
         }
+      else if (strcmp (p->key, "hz") == 0)
+        {
+          if (!sim_alloc_param_hz (p, &m->hz, error))
+            return FALSE;
+        }
       else
         {
           g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
@@ -1950,6 +1978,7 @@ sim_slab_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   m->caches = g_ptr_array_new ();
   m->by_name = g_hash_table_new (g_str_hash, g_str_equal);
   m->slab_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->hz = sim_kernel_hz (era->name);
   g_autofree char *table = g_strconcat ("slab-", era->name, NULL);
   if (!sim_paths_load (table, path_keys, N_PATHS, m->path, error)
       || !parse_params (m, spec, error))
@@ -1959,7 +1988,7 @@ sim_slab_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
     }
   if (m->n_nodes == 1)
     m->use_alien = FALSE;
-  m->cycles_per_jiffy = (guint64) (env->machine->frequency_ghz * 1e9 / HZ + 0.5);
+  m->cycles_per_jiffy = (guint64) (env->machine->frequency_ghz * 1e9 / m->hz + 0.5);
   if (m->cycles_per_jiffy == 0)
     m->cycles_per_jiffy = 1;
   m->cpus_on_node = g_new0 (guint, m->n_nodes);
@@ -1992,7 +2021,7 @@ sim_slab_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
     }
   if (env->eng)
     for (guint cpu = 0; cpu < env->n_cpus; cpu++)
-      schedule_reap (m, cpu, 0, HZ);
+      schedule_reap (m, cpu, 0, m->hz);
   return m;
 }
 
@@ -2393,7 +2422,7 @@ ops_params (gpointer mp)
 {
   SimSlab *m = mp;
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "slab_stats=%d", m->stats_cost ? 1 : 0);
+  g_string_append_printf (s, "slab_stats=%d,hz=%u", m->stats_cost ? 1 : 0, m->hz);
   if (m->all.limit >= 0)
     g_string_append_printf (s, ",limit=%d", m->all.limit);
   if (m->all.batchcount >= 0)

@@ -73,8 +73,10 @@ gboolean   sim_slab_cache_free (SimSlab *m, SimOp *op, SimAddr addr);
  * time (jiffies derived from it).  The engine calls this every 2 s per
  * CPU; tests call it directly. */
 void       sim_slab_reap         (SimSlab *m, SimOp *op);
-/* Simulated cycles per jiffy (HZ = 250) on this machine. */
+/* Simulated cycles per jiffy on this machine, and the HZ behind it (the
+ * era's, sim_kernel_hz, or hz=N). */
 guint64    sim_slab_cycles_per_jiffy (const SimSlab *m);
+guint      sim_slab_hz           (const SimSlab *m);
 
 /* Introspection for reports and tests. */
 guint      sim_slab_n_caches     (const SimSlab *m);

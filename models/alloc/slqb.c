@@ -1119,11 +1119,11 @@ start_trim_timers (SimSlqb *m)
   if (m->env.eng == NULL)
     return;
   /* start_cpu_timer: __round_jiffies_relative (HZ, cpu) rounds to a whole
-   * second less a skew of 3 jiffies per CPU (HZ=1000 here), so CPUs do
-   * not all run at once. */
+   * second less a skew of 3 jiffies per CPU (m->p.hz jiffies a second), so
+   * CPUs do not all run at once. */
   for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
     {
-      guint64 skew = (3 * (guint64) cpu * m->cycles_per_sec / 1000) % m->cycles_per_sec;
+      guint64 skew = (3 * (guint64) cpu * m->cycles_per_sec / m->p.hz) % m->cycles_per_sec;
       m->trim_event[cpu] = sim_engine_schedule (m->env.eng, m->cycles_per_sec - skew, cpu,
                                                 trim_event, m, cpu);
     }
@@ -1600,6 +1600,7 @@ parse_params (SimSlqbParams *p, const SimAllocSpec *spec, GError **error)
   p->freebatch = -1;
   /* CONFIG_SLQB_STATS is default n (lib/Kconfig.debug of the SLQB tree). */
   p->stats = FALSE;
+  p->hz = sim_kernel_hz (SIM_SLQB_KERNEL);
   for (guint i = 0; i < spec->params->len; i++)
     {
       const SimAllocParam *a = &g_array_index (spec->params, SimAllocParam, i);
@@ -1640,11 +1641,16 @@ parse_params (SimSlqbParams *p, const SimAllocSpec *spec, GError **error)
             return FALSE;
           p->stats = v != 0;
         }
+      else if (g_strcmp0 (a->key, "hz") == 0)
+        {
+          if (!sim_alloc_param_hz (a, &p->hz, error))
+            return FALSE;
+        }
       else
         {
           g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
                        "unknown parameter \"%s\" (expected one of: slqb_min_order, "
-                       "slqb_min_objects, hiwater, freebatch, slqb_stats)", a->key);
+                       "slqb_min_objects, hiwater, freebatch, slqb_stats, hz)", a->key);
           return FALSE;
         }
     }
@@ -1774,7 +1780,7 @@ ops_params (gpointer mp)
     g_string_append_printf (s, ",hiwater=%d", m->p.hiwater);
   if (m->p.freebatch >= 0)
     g_string_append_printf (s, ",freebatch=%d", m->p.freebatch);
-  g_string_append_printf (s, ",slqb_stats=%d", m->p.stats ? 1 : 0);
+  g_string_append_printf (s, ",slqb_stats=%d,hz=%u", m->p.stats ? 1 : 0, m->p.hz);
   return g_string_free (s, FALSE);
 }
 

@@ -44,14 +44,16 @@ const char *sim_slqb_stat_name (SimSlqbStat st);
 
 /* Parameters: the boot parameters slqb_min_order= and slqb_min_objects=,
  * the per-cache sysfs tunables hiwater and freebatch applied to every
- * cache, and slqb_stats=0|1 (CONFIG_SLQB_STATS: whether the counters cost
- * simulated memory traffic). */
+ * cache, slqb_stats=0|1 (CONFIG_SLQB_STATS: whether the counters cost
+ * simulated memory traffic) and hz=N (CONFIG_HZ, which places the trim
+ * timers; default the era's, sim_kernel_hz). */
 typedef struct {
   guint    min_order;            /* slqb_min_order, default 0 */
   guint    min_objects;          /* slqb_min_objects, default 1 */
   gint     hiwater;              /* -1 = calculate_sizes' 4 * freebatch */
   gint     freebatch;            /* -1 = calculate_sizes' rule by size */
   gboolean stats;
+  guint    hz;                   /* CONFIG_HZ: sim_kernel_hz of the era, or hz= */
 } SimSlqbParams;
 
 /* One cache's layout as calculate_sizes() makes it. */

@@ -711,7 +711,18 @@ ops_report (gpointer mp, SimAllocReport *out)
       sim_slub_cache_info (m, i, &info);
       SimAllocCacheRow row = { 0 };
       row.name = g_strdup (info.name);
-      row.aliases = g_strdupv ((char **) info.aliases);
+      /* Every name the cache serves: a merged cache shows its unique id
+       * (":0000032"), and the first name it was created under is the one
+       * the kernel's tracepoints print (s->name), so it leads the list. */
+      const SlubCache *sx = g_ptr_array_index (m->caches, i);
+      GPtrArray *names = g_ptr_array_new ();
+      if (strcmp (sx->sc->name, info.name) != 0)
+        g_ptr_array_add (names, g_strdup (sx->sc->name));
+      for (const char *const *a = info.aliases; a && *a; a++)
+        if (strcmp (*a, sx->sc->name) != 0)
+          g_ptr_array_add (names, g_strdup (*a));
+      g_ptr_array_add (names, NULL);
+      row.aliases = (char **) g_ptr_array_free (names, FALSE);
       row.object_size = info.g.object_size;
       row.slab_size = info.g.size;
       row.order = info.g.order;

@@ -152,6 +152,10 @@ struct SimMemSys {
    * to know that the core keeps it. */
   gboolean           inl2;
   guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
+  /* Per CPU, the core timing model's pipeline state (models/alloc/alloc.h:
+   * what is still in flight when one allocator call ends and the next
+   * begins); allocated by its first user, g_free'd here. */
+  gpointer          *core_state;   /* [n_cpus] */
 };
 
 /* ---- Host memory --------------------------------------------------------- */
@@ -580,6 +584,7 @@ memsys_alloc (SimMemSysMode mode, guint n_cpus)
   ms->mode = mode;
   ms->n_cpus = n_cpus;
   ms->stats = g_new0 (SimCpuMemStats, n_cpus);
+  ms->core_state = g_new0 (gpointer, n_cpus);
   return ms;
 }
 
@@ -870,6 +875,10 @@ sim_memsys_free (SimMemSys *ms)
   g_free (ms->dom_socket);
   g_free (ms->path);
   g_free (ms->stats);
+  if (ms->core_state)
+    for (guint c = 0; c < ms->n_cpus; c++)
+      g_free (ms->core_state[c]);
+  g_free (ms->core_state);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
     g_free (ms->inst_tab[l]);
@@ -906,6 +915,13 @@ sim_memsys_core (const SimMemSys *ms)
   /* A machine built in code rather than loaded (tests) leaves core zeroed:
    * it gets the serial model too. */
   return ms->m && ms->m->core.cpi_milli ? &ms->m->core : sim_core_spec_serial ();
+}
+
+gpointer *
+sim_memsys_core_slot (SimMemSys *ms, guint cpu)
+{
+  g_return_val_if_fail (cpu < ms->n_cpus, NULL);
+  return &ms->core_state[cpu];
 }
 
 guint
@@ -1940,6 +1956,41 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
   guint32 lat = access_line (ms, cpu, b1, kind, cls);
   ms->stats[cpu].cycles += lat;
   return lat;
+}
+
+/* Every host line of one set's tags and state bytes. */
+static inline void
+prefetch_set (const Level *L, gsize base)
+{
+  const guint64 *t = L->tag + base;
+  __builtin_prefetch (t);
+  if (L->ways > 8)
+    __builtin_prefetch (t + L->ways - 1);
+  __builtin_prefetch (L->st + base);
+}
+
+void
+sim_memsys_prefetch (const SimMemSys *ms, guint cpu, guint64 addr)
+{
+  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
+    {
+      for (guint l = 0; l < 2; l++)
+        {
+          const Level *L = &ms->lv[l];
+          const guint64 *t = L->tag + set_base (L, 0, addr >> L->line_shift);
+          __builtin_prefetch (t);
+          if (L->ways > 8)
+            __builtin_prefetch (t + L->ways - 1);
+        }
+      return;
+    }
+  if (cpu >= ms->n_cpus)
+    return;
+  guint core = ms->core_of[cpu];
+  guint64 block = addr >> ms->line_shift;
+  for (guint l = 0; l < ms->n_levels; l++)
+    prefetch_set (&ms->lv[l], set_base (&ms->lv[l], inst_of (ms, l, core), block));
+  __builtin_prefetch (ms->dir + dir_hash (ms, block) * ms->dir_stride);
 }
 
 guint32

@@ -155,6 +155,13 @@ guint32    sim_memsys_access_class   (SimMemSys *ms, guint cpu, guint64 addr,
                                       guint32 size, SimAccKind kind,
                                       SimMemClass cls);
 
+/* A hint that @cpu will access @addr soon: starts the host's loads of the
+ * tag and state sets (and the directory slot) that access will probe, so a
+ * replay that knows its next accesses (cachesim reads them from the trace)
+ * overlaps their host cache misses with the work before them.  Changes no
+ * simulated state: results are the same with or without it. */
+void       sim_memsys_prefetch       (const SimMemSys *ms, guint cpu, guint64 addr);
+
 /* Counters of one CPU, and the sum over all CPUs. */
 const SimCpuMemStats *sim_memsys_cpu_stats (const SimMemSys *ms, guint cpu);
 void       sim_memsys_total_stats    (const SimMemSys *ms, SimCpuMemStats *out);
@@ -180,6 +187,9 @@ const SimMachine *sim_memsys_machine (const SimMemSys *ms);
  * which holds a fill buffer (models/alloc/alloc.h). */
 const SimCoreSpec *sim_memsys_core  (const SimMemSys *ms);
 guint      sim_memsys_hit_latency    (const SimMemSys *ms);
+/* @cpu's slot for the core timing model's pipeline state (a g_malloc'd
+ * block the timing model allocates on first use; freed with the memsys). */
+gpointer  *sim_memsys_core_slot      (SimMemSys *ms, guint cpu);
 void       sim_memsys_level_geometry (const SimMemSys *ms, guint l, guint64 *size,
                                       guint *ways, guint *line);
 

@@ -17,8 +17,22 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Records are applied this many behind the reader, so that each one's
+ * cache sets can be prefetched on the host first (sim_memsys_prefetch):
+ * order and results are the same. */
+#define AHEAD 16
+
+typedef struct {
+  guint64     addr;
+  guint32     size, cpu;
+  SimAccKind  kind;
+} Pending;
+
 typedef struct {
   SimMemSys  *ms;
+  Pending     ring[AHEAD];
+  guint64     n_pending;      /* records read; ring[i % AHEAD] not yet applied */
+  guint64     n_applied;
   const char *trace;          /* for messages */
   guint       n_cpus;
   gboolean    cachegrind;
@@ -51,8 +65,25 @@ replay_record (const SimDinRecord *rec, guint64 line, gpointer user_data, GError
     }
   SimAccKind k = kind_of[rec->op];
   r->n_acc[k]++;
-  sim_memsys_access (r->ms, cpu, rec->addr, rec->size, k);
+  if (r->n_pending - r->n_applied == AHEAD)
+    {
+      const Pending *p = &r->ring[r->n_applied++ % AHEAD];
+      sim_memsys_access (r->ms, p->cpu, p->addr, p->size, p->kind);
+    }
+  sim_memsys_prefetch (r->ms, cpu, rec->addr);
+  r->ring[r->n_pending++ % AHEAD] = (Pending) { rec->addr, rec->size, cpu, k };
   return TRUE;
+}
+
+/* Apply what the ring still holds, after the last record. */
+static void
+replay_drain (Replay *r)
+{
+  while (r->n_applied < r->n_pending)
+    {
+      const Pending *p = &r->ring[r->n_applied++ % AHEAD];
+      sim_memsys_access (r->ms, p->cpu, p->addr, p->size, p->kind);
+    }
 }
 
 /* "SIZE,ASSOC,LINE" as Cachegrind's --D1/--LL take it. */
@@ -388,6 +419,7 @@ sim_cmd_cachesim (int argc, char **argv, GError **error)
   };
   if (!sim_din_read (argv[1], replay_record, &r, NULL, error))
     return FALSE;
+  replay_drain (&r);
 
   if (fmt == SIM_FORMAT_JSON)
     {

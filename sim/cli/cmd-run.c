@@ -30,8 +30,8 @@ sim_cmd_run (int argc, char **argv, GError **error)
   g_autofree char *machine_name = NULL, *replay = NULL, *format = NULL, *output = NULL;
   g_autofree char *touch = NULL, *emit_path = NULL, *warm = NULL, *cpu_map = NULL;
   g_auto (GStrv) sets = NULL, allocators = NULL;
-  gint check_every = 0;
-  gboolean check = FALSE, per_cpu = FALSE, lenient = FALSE;
+  gint check_every = 0, jobs = 0;
+  gboolean check = FALSE, per_cpu = FALSE, lenient = FALSE, trace_cache = FALSE;
   GOptionEntry entries[] = {
     { "machine", 'm', 0, G_OPTION_ARG_STRING, &machine_name,
       "Machine name or YAML file (default nehalem-ep-2s)", "M" },
@@ -58,6 +58,12 @@ sim_cmd_run (int argc, char **argv, GError **error)
     { "emit-trace", 0, 0, G_OPTION_ARG_FILENAME, &emit_path,
       "Write the replay as an ftrace-text kmem trace with the model's addresses (gzip for .gz; "
       "one allocator)", "FILE" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      "Replay the allocators on N threads (default: the number of CPUs); the trace is "
+      "decoded once whatever N, and the output is the same", "N" },
+    { "trace-cache", 0, 0, G_OPTION_ARG_NONE, &trace_cache,
+      "Keep the decoded trace in the decoded-trace cache, keyed by the SHA-256 of its bytes "
+      "(also SLABSIM_TRACE_CACHE=1; where and how big: docs/performance.md)", NULL },
     { "warm", 0, 0, G_OPTION_ARG_STRING, &warm,
       "none (default) or unknown-frees: place the objects the trace frees but never allocated "
       "in slabs before the replay", "MODE" },
@@ -74,6 +80,12 @@ sim_cmd_run (int argc, char **argv, GError **error)
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_MISSING_ARGUMENT,
                    "run: expected exactly one TRACE (try \"slabsim run --help\")");
+      return FALSE;
+    }
+  if (jobs < 0)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "run: --jobs takes a positive number, not %d", jobs);
       return FALSE;
     }
   SimFormat fmt = SIM_FORMAT_TEXT;
@@ -177,14 +189,24 @@ sim_cmd_run (int argc, char **argv, GError **error)
       if (opt.emit == NULL)
         ok = FALSE;
     }
-  for (guint i = 0; i < n && ok; i++)
+  g_autofree char *cache_dir = NULL;
+  if (trace_cache || sim_trace_cache_env_enabled ())
     {
-      g_free (prog.label);
-      prog.label = g_strdup_printf ("run %s (%u/%u)", specs[i], i + 1, n);
+      cache_dir = sim_trace_cache_default_dir ();
+      opt.trace_cache = cache_dir;
+      opt.trace_cache_max = sim_trace_cache_default_max ();
+    }
+  g_autoptr (SimTraceInfo) info = NULL;
+  if (fmt == SIM_FORMAT_JSON)
+    opt.info = &info;
+  if (ok)
+    {
+      prog.label = n == 1 ? g_strdup_printf ("run %s", specs[0])
+                          : g_strdup_printf ("run %s and %u more", specs[0], n - 1);
       prog.bar.start_us = g_get_monotonic_time ();
-      ok = sim_replay_run (argv[1], specs[i], &opt, &results[i], error);
-      if (ok && i == 0)
-        prog.total = results[0].events;
+      ok = sim_replay_run_many (argv[1], specs, n, &opt,
+                                jobs > 0 ? (guint) jobs : g_get_num_processors (), results,
+                                error);
     }
   sim_progress_finish (&prog.bar);
   if (opt.emit)
@@ -197,21 +219,25 @@ sim_cmd_run (int argc, char **argv, GError **error)
     }
   g_free (prog.label);
 
-  g_autoptr (SimTraceInfo) info = NULL;
-  if (ok && fmt == SIM_FORMAT_JSON)
-    {
-      info = sim_trace_info_collect (argv[1], lenient, error);
-      ok = info != NULL;
-    }
+  /* The JSON's trace summary comes from the decode the replays use. */
   if (ok)
     {
       SimRunReport rep = { .trace = argv[1], .machine = machine, .opt = &opt, .info = info,
                            .results = results, .n_results = n };
-      g_autofree char *text = fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
+      g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
+      if (fmt == SIM_FORMAT_JSON && !sim_run_report_provenance (&rep, keep, error))
+        {
+          g_prefix_error (error, "run: ");
+          ok = FALSE;
+        }
+      g_autofree char *text = !ok ? NULL : fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
                                                      : sim_run_report_text (&rep);
-      ok = sim_output_write (output, text, -1, error);
-      if (!ok)
-        g_prefix_error (error, "run: ");
+      if (ok)
+        {
+          ok = sim_output_write (output, text, -1, error);
+          if (!ok)
+            g_prefix_error (error, "run: ");
+        }
     }
   for (guint i = 0; i < n; i++)
     sim_replay_result_clear (&results[i]);

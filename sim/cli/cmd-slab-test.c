@@ -29,7 +29,8 @@ sim_cmd_slab_test (int argc, char **argv, GError **error)
     { "count", 'n', 0, G_OPTION_ARG_STRING, &count_s,
       "Objects per loop, the module's TEST_COUNT (default 10000)", "N" },
     { "test", 't', 0, G_OPTION_ARG_STRING, &tests,
-      "Comma-separated tests: repeat (test 1), pair (test 2), concurrent (default all)", "LIST" },
+      "Comma-separated tests: repeat (test 1), pair (test 2), concurrent (default the three), "
+      "kmem_cache (time_bench_kmem_cache1's alloc+free loop, not the module's)", "LIST" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format,
       "text (default: the module's lines) or json", "FMT" },
     { NULL }

@@ -1,5 +1,6 @@
 /* cmd-sweep.c - "slabsim sweep": run a parameter sweep into a directory. */
 #include "sim/cli/cli.h"
+#include "traces/stream.h"
 #include "sim/core/errors.h"
 #include "sim/sweep/sweep.h"
 #include "sim/sweep/progress.h"
@@ -66,7 +67,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
 {
   g_autofree char *output = NULL, *shard_s = NULL;
   gint jobs = 1;
-  gboolean list = FALSE;
+  gboolean list = FALSE, trace_cache = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "Directory for the results (created; finished points in it are skipped)", "DIR" },
@@ -74,6 +75,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "shard", 0, 0, G_OPTION_ARG_STRING, &shard_s,
       "Run only the points whose index % N == I (I from 0; default from "
       "SLURM_ARRAY_TASK_ID/COUNT, else 0/1)", "I/N" },
+    { "trace-cache", 0, 0, G_OPTION_ARG_NONE, &trace_cache,
+      "Keep the decoded traces in the decoded-trace cache (also SLABSIM_TRACE_CACHE=1; "
+      "docs/performance.md)", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &list,
       "Print the plan (index, id, allocator spec, parameters) and run nothing", NULL },
     { NULL }
@@ -106,6 +110,13 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
       return FALSE;
     }
   SimSweepRunOptions opt = { .jobs = (guint) jobs, .shard = 0, .n_shards = 1 };
+  g_autofree char *cache_dir = NULL;
+  if (trace_cache || sim_trace_cache_env_enabled ())
+    {
+      cache_dir = sim_trace_cache_default_dir ();
+      opt.trace_cache = cache_dir;
+      opt.trace_cache_max = sim_trace_cache_default_max ();
+    }
   if (shard_s)
     {
       if (!parse_shard (shard_s, "--shard", &opt.shard, &opt.n_shards, error))

@@ -19,21 +19,22 @@ one_operand (int argc, char **argv, const char *what, GError **error)
 
 /* Diagnostics a user should see even when the summary goes to a file. */
 static void
-warn_about (SimTraceReader *r)
+warn_about (SimTraceInfo *info)
 {
-  const SimTraceStats *s = sim_trace_reader_stats (r);
+  const SimTraceStats *s = sim_trace_info_stats (info);
+  const char *name = sim_trace_info_name (info);
   if (sim_trace_stats_hashed (s))
     fprintf (stderr, "slabsim: warning: %s: pointers look hashed (tracefs hash-ptr was on): "
              "allocs and frees still pair, but address locality is lost; record with "
-             "\"echo nohash-ptr > trace_options\"\n", sim_trace_reader_name (r));
+             "\"echo nohash-ptr > trace_options\"\n", name);
   if (s->lost_events || s->lost_markers)
     fprintf (stderr, "slabsim: warning: %s: the tracer lost %" G_GUINT64_FORMAT
              " events (%" G_GUINT64_FORMAT " LOST markers): expect unknown frees and "
-             "objects that look live\n", sim_trace_reader_name (r), s->lost_events,
+             "objects that look live\n", name, s->lost_events,
              s->lost_markers);
   if (s->malformed_lines)
     fprintf (stderr, "slabsim: warning: %s: skipped %" G_GUINT64_FORMAT " malformed lines\n",
-             sim_trace_reader_name (r), s->malformed_lines);
+             name, s->malformed_lines);
 }
 
 static gboolean
@@ -62,7 +63,7 @@ cmd_info (int argc, char **argv, GError **error)
   g_autoptr (SimTraceInfo) info = sim_trace_info_collect (argv[1], lenient, error);
   if (info == NULL)
     return FALSE;
-  warn_about (sim_trace_info_reader (info));
+  warn_about (info);
   g_autofree char *out = fmt == SIM_FORMAT_JSON ? sim_trace_info_json (info)
                                                 : sim_trace_info_text (info);
   fputs (out, stdout);

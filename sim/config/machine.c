@@ -178,7 +178,12 @@ static const SimField memory_fields[] = {
 /* The core section.  Defaults are the serial model (SimCoreSpec). */
 static const SimField core_fields[] = {
   { "cpi", SIM_FIELD_CUSTOM, 0, -1, 0, "1.0", 0, 0, NULL, "number",
-    "cycles per plain instruction, 0.05 to 20 (the instruction counts of the paths times this)" },
+    "cycles per plain instruction, 0.05 to 20 and at least 1/width (the instruction counts of the paths times this)" },
+  { "width", SIM_FIELD_UINT, 0, SIM_FIELD_AT (SimCoreSpec, width), "1", 1, 16, NULL, "integer",
+    "instructions the core dispatches per cycle at best (its rename/dispatch width)" },
+  { "rob", SIM_FIELD_UINT, 0, SIM_FIELD_AT (SimCoreSpec, rob), "0", 0, SIM_CORE_MAX_ROB, NULL,
+    "integer",
+    "reorder buffer entries: how far dispatch runs ahead of an unfinished instruction; 0 = in order" },
   { "fill_buffers", SIM_FIELD_UINT, 0, SIM_FIELD_AT (SimCoreSpec, fill_buffers), "1",
     1, SIM_CORE_MAX_MISSES, NULL, "integer",
     "L1d misses in flight at once (line fill buffers, miss address buffers); 1 = serial" },
@@ -197,7 +202,7 @@ static const SimField cost_fields[] = {
 #undef COST_FIELD
 };
 
-static const SimCoreSpec serial_core = { .cpi_milli = 1000, .fill_buffers = 1 };
+static const SimCoreSpec serial_core = { .cpi_milli = 1000, .width = 1, .fill_buffers = 1 };
 
 const SimCoreSpec *
 sim_core_spec_serial (void)
@@ -613,6 +618,16 @@ load_core (SimMachine *m, const SimYamlNode *node, GError **error)
   const SimYamlNode *cpi = sim_yaml_lookup (node, "cpi");
   if (cpi && !parse_cpi (cpi, &m->core.cpi_milli, error))
     return FALSE;
+  /* A core cannot dispatch faster than its width: cpi >= 1/width. */
+  if (m->core.cpi_milli * m->core.width < 1000)
+    {
+      const SimYamlNode *at = cpi ? cpi : node;
+      sim_yaml_error (error, at, FALSE, SIM_CONFIG_ERROR_BAD_VALUE,
+                      "cpi %u.%03u is below 1/width (width %u): a core cannot dispatch "
+                      "more than width instructions a cycle",
+                      m->core.cpi_milli / 1000, m->core.cpi_milli % 1000, m->core.width);
+      return FALSE;
+    }
   const SimYamlNode *costs = sim_yaml_lookup (node, "costs");
   if (costs
       && (!sim_yaml_expect (costs, SIM_YAML_MAPPING, error)

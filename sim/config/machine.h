@@ -86,6 +86,7 @@ typedef enum {
 /* Most misses and stores a SimOp tracks in flight (bounds the YAML). */
 #define SIM_CORE_MAX_MISSES 64
 #define SIM_CORE_MAX_STORES 256
+#define SIM_CORE_MAX_ROB     1024
 
 /* The core's timing parameters (docs/models/timing.md).  A machine file
  * without a core: section gets the serial model: one cycle per
@@ -93,7 +94,9 @@ typedef enum {
  * instruction; these defaults are what slabsim charged before the core
  * model existed. */
 typedef struct {
-  guint   cpi_milli;          /* cycles per plain instruction x 1000 */
+  guint   cpi_milli;          /* cycles per plain instruction x 1000 (>= 1000 / width) */
+  guint   width;              /* instructions dispatched per cycle at best */
+  guint   rob;                /* reorder window, instructions (0: in order, a use waits) */
   guint   fill_buffers;       /* L1d misses in flight at once (>= 1) */
   guint   store_buffer;       /* store buffer entries (0 = stores serial) */
   guint   cost[SIM_X_N];      /* cycles, SimXCost */

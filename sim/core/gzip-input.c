@@ -5,10 +5,21 @@
  * next member's header can be checked and the decompressor reset for it.
  * (A GConverterInputStream keeps what it read ahead to itself and drops it
  * at the end of the first member.)
+ *
+ * The inflater is ISA-L's igzip when the build found it (HAVE_ISAL, an
+ * optional dependency: docs/performance.md measured it 2.8x faster than
+ * zlib on trace text, 0.08 s against 0.23 s for 251 MB), else GIO's zlib
+ * converter.  Both check each member's CRC-32 and length, and both report
+ * the same errors with the same messages: bad data is "Invalid compressed
+ * data" (GIO's words), input that ends inside a member the partial-input
+ * error below.
  */
 #include "sim/core/gzip-input.h"
 
 #include <string.h>
+#ifdef HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #define IN_CHUNK (64 * 1024)
 
@@ -18,7 +29,11 @@ G_DECLARE_FINAL_TYPE (SimGzipInput, sim_gzip_input, SIM, GZIP_INPUT, GInputStrea
 struct _SimGzipInput {
   GInputStream parent;
   GInputStream *base;
+#ifdef HAVE_ISAL
+  struct inflate_state *z;       /* 200 KB of tables and window: on the heap */
+#else
   GConverter *z;
+#endif
   guchar *buf;                   /* IN_CHUNK bytes of compressed input */
   gsize pos, len;                /* unread bytes: buf[pos..len) */
   guint64 consumed;              /* bytes of base before buf[pos]: offsets in messages */
@@ -85,7 +100,12 @@ next_member (SimGzipInput *s, GCancellable *cancellable, GError **error)
                    s->members, s->consumed);
       return FALSE;
     }
+#ifdef HAVE_ISAL
+  isal_inflate_reset (s->z);
+  s->z->crc_flag = ISAL_GZIP;
+#else
   g_converter_reset (s->z);
+#endif
   s->between = FALSE;
   s->members++;
   return TRUE;
@@ -109,6 +129,45 @@ gz_read (GInputStream *stream, void *buffer, gsize count, GCancellable *cancella
       if (s->pos == s->len && !s->base_eof && refill (s, cancellable, error) < 0)
         return -1;
       gsize rd = 0, wr = 0;
+#ifdef HAVE_ISAL
+      struct inflate_state *z = s->z;
+      z->next_in = (guint8 *) s->buf + s->pos;
+      z->avail_in = (guint32) (s->len - s->pos);
+      z->next_out = buffer;
+      z->avail_out = (guint32) MIN (count, G_MAXUINT32);
+      guint32 out0 = z->avail_out;
+      int ret = isal_inflate (z);
+      rd = (s->len - s->pos) - z->avail_in;
+      wr = out0 - z->avail_out;
+      if (ret != ISAL_DECOMP_OK)
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                               "Invalid compressed data");
+          return -1;
+        }
+      gboolean finished = z->block_state == ISAL_BLOCK_FINISH;
+      if (!finished && rd == 0 && wr == 0)
+        {
+          /* It has taken in all it was given and needs more. */
+          if (!s->base_eof && s->len - s->pos < IN_CHUNK)
+            {
+              if (refill (s, cancellable, error) < 0)
+                return -1;
+              continue;
+            }
+          if (!s->base_eof)
+            {
+              g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                                   "Invalid compressed data");
+              return -1;
+            }
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT,
+                       "gzip data ends in the middle of member %u (truncated file?)",
+                       s->members);
+          return -1;
+        }
+      GConverterResult res = finished ? G_CONVERTER_FINISHED : G_CONVERTER_CONVERTED;
+#else
       GError *local = NULL;
       GConverterResult res = g_converter_convert (s->z, s->buf + s->pos, s->len - s->pos,
                                                   buffer, count,
@@ -134,6 +193,7 @@ gz_read (GInputStream *stream, void *buffer, gsize count, GCancellable *cancella
           g_propagate_error (error, local);
           return -1;
         }
+#endif
       advance (s, rd);
       if (res == G_CONVERTER_FINISHED)
         s->between = TRUE;
@@ -153,7 +213,11 @@ gz_finalize (GObject *object)
 {
   SimGzipInput *s = SIM_GZIP_INPUT (object);
   g_clear_object (&s->base);
+#ifdef HAVE_ISAL
+  g_free (s->z);
+#else
   g_clear_object (&s->z);
+#endif
   g_free (s->buf);
   G_OBJECT_CLASS (sim_gzip_input_parent_class)->finalize (object);
 }
@@ -178,7 +242,13 @@ sim_gzip_input_new (GInputStream *base)
   g_return_val_if_fail (G_IS_INPUT_STREAM (base), NULL);
   SimGzipInput *s = g_object_new (SIM_TYPE_GZIP_INPUT, NULL);
   s->base = g_object_ref (base);
+#ifdef HAVE_ISAL
+  s->z = g_new0 (struct inflate_state, 1);
+  isal_inflate_init (s->z);
+  s->z->crc_flag = ISAL_GZIP;
+#else
   s->z = G_CONVERTER (g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP));
+#endif
   s->members = 1;
   return G_INPUT_STREAM (s);
 }

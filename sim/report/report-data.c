@@ -15,6 +15,10 @@ entry_free (SimReportEntry *e)
   g_free (e->trace);
   g_free (e->spec);
   g_free (e->label);
+  g_free (e->version);
+  g_free (e->trace_sha256);
+  g_free (e->machine_file);
+  g_free (e->machine_sha256);
   g_free (e);
 }
 
@@ -124,6 +128,7 @@ add_sweep_line (SimReportData *d, SimJsonValue *v, const char *where, GError **e
   e->machine = g_strdup (sim_json_str (sim_json_get_path (v, "machine", "name", NULL), "?"));
   e->trace = g_strdup (sim_json_str (sim_json_get (v, "trace"), "?"));
   e->spec = g_strdup (sim_json_str (sim_json_get (v, "spec"), "?"));
+  e->version = g_strdup (sim_json_str (sim_json_get_path (v, "tool", "version", NULL), NULL));
   const SimJsonValue *axes = sim_json_get (v, "axes");
   for (guint i = 0; i < sim_json_len (axes); i++)
     {
@@ -144,7 +149,8 @@ add_run (SimReportData *d, SimJsonValue *v)
 {
   const SimJsonValue *results = sim_json_get (v, "results");
   /* run's JSON describes the trace (format, counts) but not its path. */
-  const char *trace_path = sim_json_str (sim_json_get_path (v, "trace", "path", NULL), NULL);
+  const char *trace_path = sim_json_str (sim_json_get_path (v, "provenance", "trace_path", NULL),
+                                        sim_json_str (sim_json_get_path (v, "trace", "path", NULL), NULL));
   g_autofree char *trace_desc = NULL;
   if (trace_path == NULL && sim_json_get (v, "trace"))
     {
@@ -180,6 +186,12 @@ add_run (SimReportData *d, SimJsonValue *v)
       slim_result ((SimJsonValue *) r);
       e->machine = g_strdup (sim_json_str (sim_json_get_path (v, "machine", "name", NULL), "?"));
       e->trace = g_strdup (trace_path ? trace_path : "?");
+      const SimJsonValue *prov = sim_json_get (v, "provenance");
+      e->version = g_strdup (sim_json_str (sim_json_get (prov, "slabsim_version"),
+                                           sim_json_str (sim_json_get_path (v, "tool", "version", NULL), NULL)));
+      e->trace_sha256 = g_strdup (sim_json_str (sim_json_get (prov, "trace_sha256"), NULL));
+      e->machine_file = g_strdup (sim_json_str (sim_json_get (prov, "machine_file"), NULL));
+      e->machine_sha256 = g_strdup (sim_json_str (sim_json_get (prov, "machine_file_sha256"), NULL));
       entry_set (e, "machine", e->machine);
       g_ptr_array_add (d->entries, e);
     }

@@ -24,6 +24,11 @@ typedef struct {
   char  *trace;
   char  *spec;              /* "slub@2.6.34:slub_max_order=1" */
   char  *label;             /* filled by sim_report_data_finish */
+  /* Provenance, NULL when the input does not say (older outputs). */
+  char  *version;           /* slabsim version that wrote the result */
+  char  *trace_sha256;
+  char  *machine_file;      /* "nehalem-ep-2s.yaml" */
+  char  *machine_sha256;    /* of that file */
 } SimReportEntry;
 
 typedef struct {

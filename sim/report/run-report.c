@@ -1,6 +1,7 @@
 /* run-report.c - text and JSON output of "slabsim run"; see run-report.h. */
 #include "sim/report/run-report.h"
 #include "sim/core/json.h"
+#include "sim/core/digest.h"
 #include "slabsim-config.h"
 
 #include <string.h>
@@ -175,6 +176,31 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
                               pct_int (row->alloc_fast, row->alloc),
                               pct_int (row->free_fast, row->free), row->order_fallback,
                               row->order);
+    }
+  /* A merged cache's id says nothing to a reader of the trace: name every
+   * cache it serves, the tracepoints' name first. */
+  gboolean any = FALSE;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const SimAllocCacheRow *row = g_ptr_array_index (rows, i);
+      if (row->aliases == NULL || row->aliases[0] == NULL)
+        continue;
+      if (!any)
+        g_string_append (o, "Merged caches and the names they serve:\n");
+      any = TRUE;
+      GString *l = g_string_new (NULL);
+      g_string_append_printf (l, "  %-21s", row->name);
+      for (char **a = row->aliases; *a; a++)
+        {
+          if (l->len + 1 + strlen (*a) > 99)
+            {
+              g_string_append_printf (o, "%s\n", l->str);
+              g_string_assign (l, "                       ");
+            }
+          g_string_append_printf (l, " %s", *a);
+        }
+      g_string_append_printf (o, "%s\n", l->str);
+      g_string_free (l, TRUE);
     }
   g_ptr_array_unref (rows);
   text_counters (o, &res->alloc);
@@ -565,6 +591,29 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   sim_json_end_object (j);
 }
 
+gboolean
+sim_run_report_provenance (SimRunReport *r, GPtrArray *keep, GError **error)
+{
+  char *t = sim_file_sha256 (r->trace, &r->trace_bytes, error);
+  if (t == NULL)
+    return FALSE;
+  g_ptr_array_add (keep, t);
+  r->trace_sha256 = t;
+  if (r->machine->source && g_file_test (r->machine->source, G_FILE_TEST_IS_REGULAR))
+    {
+      char *m = sim_file_sha256 (r->machine->source, NULL, error);
+      if (m == NULL)
+        return FALSE;
+      g_ptr_array_add (keep, m);
+      r->machine_file_sha256 = m;
+    }
+  g_autofree char *yaml = sim_machine_to_yaml (r->machine);
+  char *res = sim_data_sha256 (yaml, -1);
+  g_ptr_array_add (keep, res);
+  r->machine_resolved_sha256 = res;
+  return TRUE;
+}
+
 char *
 sim_run_report_json (const SimRunReport *r)
 {
@@ -595,6 +644,41 @@ sim_run_report_json (const SimRunReport *r)
   sim_json_uint (&j, r->machine->sockets);
   sim_json_key (&j, "numa");
   sim_json_bool (&j, r->machine->numa);
+  sim_json_end_object (&j);
+
+  sim_json_key (&j, "provenance");
+  sim_json_begin_object (&j);
+  sim_json_key (&j, "slabsim_version");
+  sim_json_string (&j, SLABSIM_VERSION);
+  sim_json_key (&j, "trace_path");
+  sim_json_string (&j, r->trace);
+  sim_json_key (&j, "trace_sha256");
+  if (r->trace_sha256)
+    sim_json_string (&j, r->trace_sha256);
+  else
+    sim_json_null (&j);
+  sim_json_key (&j, "trace_bytes");
+  sim_json_uint (&j, r->trace_bytes);
+  sim_json_key (&j, "machine_file");
+  if (r->machine->source && g_path_is_absolute (r->machine->source))
+    {
+      /* The name, not the folder: a path names this checkout, and the
+       * hash says which bytes it was. */
+      g_autofree char *base = g_path_get_basename (r->machine->source);
+      sim_json_string (&j, base);
+    }
+  else
+    sim_json_string (&j, r->machine->source ? r->machine->source : "(builtin)");
+  sim_json_key (&j, "machine_file_sha256");
+  if (r->machine_file_sha256)
+    sim_json_string (&j, r->machine_file_sha256);
+  else
+    sim_json_null (&j);
+  sim_json_key (&j, "machine_resolved_sha256");
+  if (r->machine_resolved_sha256)
+    sim_json_string (&j, r->machine_resolved_sha256);
+  else
+    sim_json_null (&j);
   sim_json_end_object (&j);
 
   if (r->n_results > 0 && r->results[0].cpu_map)

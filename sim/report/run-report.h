@@ -23,7 +23,18 @@ typedef struct {
   SimTraceInfo *info;            /* may be NULL */
   const SimReplayResult *results;
   guint n_results;
+  /* Provenance (run JSON "provenance"; NULL/0: not known): the trace
+   * file's SHA-256 and size, the machine file's SHA-256 and that of the
+   * machine as resolved after --set overrides (sim_machine_to_yaml). */
+  const char *trace_sha256;
+  guint64 trace_bytes;
+  const char *machine_file_sha256;
+  const char *machine_resolved_sha256;
 } SimRunReport;
+
+/* Fill @r's provenance from its trace path and machine; the strings are
+ * owned by @r's caller through @keep (freed with it). */
+gboolean sim_run_report_provenance (SimRunReport *r, GPtrArray *keep, GError **error);
 
 char *sim_run_report_text (const SimRunReport *r);
 char *sim_run_report_json (const SimRunReport *r);

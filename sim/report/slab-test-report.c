@@ -38,7 +38,8 @@ char *
 sim_slab_test_report_text (const SimSlabTestResult *r)
 {
   GString *s = g_string_new ("test init\n");
-  gboolean single = (r->tests & (SIM_SLAB_TEST_REPEAT | SIM_SLAB_TEST_PAIR)) != 0;
+  gboolean single = (r->tests & (SIM_SLAB_TEST_REPEAT | SIM_SLAB_TEST_PAIR
+                                 | SIM_SLAB_TEST_CACHE)) != 0;
   if (single)
     g_string_append (s, "Single thread testing\n=====================\n");
   SimSlabTestRowKind last = (SimSlabTestRowKind) -1;
@@ -53,6 +54,8 @@ sim_slab_test_report_text (const SimSlabTestResult *r)
             g_string_append (s, "2. Kmalloc: alloc/free test\n");
           else if (row->kind == SIM_SLAB_TEST_ROW_CONCURRENT)
             g_string_append (s, "Concurrent allocs\n=================\n");
+          else if (row->kind == SIM_SLAB_TEST_ROW_CACHE_PAIR)
+            g_string_append (s, "kmem_cache: alloc/free test (time_bench_kmem_cache1)\n");
           last = row->kind;
         }
       switch (row->kind)
@@ -69,6 +72,11 @@ sim_slab_test_report_text (const SimSlabTestResult *r)
         case SIM_SLAB_TEST_ROW_CONCURRENT:
         case SIM_SLAB_TEST_ROW_CONCURRENT_PAIR:
           text_concurrent (s, r, row);
+          break;
+        case SIM_SLAB_TEST_ROW_CACHE_PAIR:
+          g_string_append_printf (s, "%u times kmem_cache_alloc(%u)/kmem_cache_free -> %"
+                                  G_GUINT64_FORMAT " cycles\n",
+                                  r->count, row->size, per_op (row->p1, r->count));
           break;
         }
     }
@@ -130,6 +138,7 @@ sim_slab_test_report_json (const SimSlabTestResult *r)
           json_cycles (&j, "free_cycles", row->p2, r->count);
           break;
         case SIM_SLAB_TEST_ROW_PAIR:
+        case SIM_SLAB_TEST_ROW_CACHE_PAIR:
           json_cycles (&j, "pair_cycles", row->p1, r->count);
           break;
         case SIM_SLAB_TEST_ROW_CONCURRENT:

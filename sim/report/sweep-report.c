@@ -23,20 +23,36 @@ entry (const SimReportData *d, guint i)
 static char *
 common (const SimReportData *d, const char *what)
 {
-  GPtrArray *seen = g_ptr_array_new ();
+  GPtrArray *seen = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < d->entries->len; i++)
     {
       const SimReportEntry *e = entry (d, i);
+      g_autofree char *both = NULL;
       const char *v = strcmp (what, "trace") == 0 ? e->trace
                       : strcmp (what, "machine") == 0 ? e->machine
+                      : strcmp (what, "version") == 0 ? e->version
+                      : strcmp (what, "trace_sha256") == 0 ? e->trace_sha256
+                      : strcmp (what, "machine_sha256") == 0 ? e->machine_sha256
                       : sim_report_entry_param (e, "allocator");
+      if (strcmp (what, "machine_sha256") == 0 && e->machine_sha256)
+        v = both = g_strdup_printf ("%s %s", e->machine_file ? e->machine_file : e->machine,
+                                    e->machine_sha256);
       if (v == NULL)
-        v = "?";
+        {
+          if (strcmp (what, "trace") && strcmp (what, "machine") && strcmp (what, "allocator"))
+            continue;           /* not recorded by older outputs: say nothing */
+          v = "?";
+        }
       gboolean have = FALSE;
       for (guint k = 0; k < seen->len && !have; k++)
         have = strcmp (g_ptr_array_index (seen, k), v) == 0;
       if (!have)
-        g_ptr_array_add (seen, (gpointer) v);
+        g_ptr_array_add (seen, g_strdup (v));
+    }
+  if (seen->len == 0)
+    {
+      g_ptr_array_unref (seen);
+      return NULL;
     }
   g_ptr_array_add (seen, NULL);
   char *s = g_strjoinv (", ", (char **) seen->pdata);
@@ -64,6 +80,24 @@ param_or_dash (const SimReportEntry *e, const char *key)
 /* ------------------------------------------------------------------ */
 /* Text                                                                */
 
+/* Which inputs and which slabsim made the results: full hashes, one per
+ * line, wrapped so no line passes the text width. */
+static void
+text_provenance (GString *o, const SimReportData *d)
+{
+  static const char *const what[] = { "trace_sha256", "machine_sha256", "version" };
+  static const char *const label[] = { "trace sha256:", "machine file:", "slabsim:" };
+  for (guint k = 0; k < G_N_ELEMENTS (what); k++)
+    {
+      g_autofree char *v = common (d, what[k]);
+      if (v == NULL)
+        continue;
+      g_auto (GStrv) parts = g_strsplit (v, ", ", -1);
+      for (guint i = 0; parts[i]; i++)
+        g_string_append_printf (o, "%-14s%s\n", i ? "" : label[k], parts[i]);
+    }
+}
+
 static void
 text_header (GString *o, const SimReportData *d)
 {
@@ -82,6 +116,7 @@ text_header (GString *o, const SimReportData *d)
     }
   g_string_append_printf (o, "baseline:  #%u %s%s%s%s\n", b->index, b->label,
                           b->id ? " (" : "", b->id ? b->id : "", b->id ? ")" : "");
+  text_provenance (o, d);
 }
 
 static void
@@ -311,6 +346,16 @@ render_markdown (const SimReportData *d, const SimReportMetric *const *ms, guint
     }
   g_string_append_printf (o, "- baseline: #%u %s%s%s%s\n", b->index, b->label,
                           b->id ? " (`" : "", b->id ? b->id : "", b->id ? "`)" : "");
+  {
+    g_autofree char *ts = common (d, "trace_sha256"), *ms_ = common (d, "machine_sha256"),
+                    *ver = common (d, "version");
+    if (ts)
+      g_string_append_printf (o, "- trace sha256: `%s`\n", ts);
+    if (ms_)
+      g_string_append_printf (o, "- machine file sha256: `%s`\n", ms_);
+    if (ver)
+      g_string_append_printf (o, "- slabsim: %s\n", ver);
+  }
   g_string_append (o, "\n## Results\n\n| # |");
   for (guint k = 0; k < d->axes->len; k++)
     g_string_append_printf (o, " %s |", (char *) g_ptr_array_index (d->axes, k));
@@ -531,7 +576,21 @@ render_html (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
   html_esc (o, b->label);
   if (b->id)
     g_string_append_printf (o, " (%s)", b->id);
-  g_string_append (o, "</dd></dl>\n");
+  g_string_append (o, "</dd>");
+  {
+    static const char *const pk[] = { "trace_sha256", "machine_sha256", "version" };
+    static const char *const pl[] = { "trace sha256", "machine file sha256", "slabsim" };
+    for (guint i = 0; i < G_N_ELEMENTS (pk); i++)
+      {
+        g_autofree char *v = common (d, pk[i]);
+        if (v == NULL)
+          continue;
+        g_string_append_printf (o, "<dt>%s</dt><dd>", pl[i]);
+        html_esc (o, v);
+        g_string_append (o, "</dd>");
+      }
+  }
+  g_string_append (o, "</dl>\n");
 
   html_cards (o, d, ms, n_ms);
 

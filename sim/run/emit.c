@@ -123,9 +123,9 @@ sim_trace_emit_abort (SimTraceEmit *e)
 }
 
 static void
-prefix (GString *s, SimTraceReader *r, const SimTraceEvent *ev, guint cpu, guint64 ts_ns)
+prefix (GString *s, const SimTraceStrings *r, const SimTraceEvent *ev, guint cpu, guint64 ts_ns)
 {
-  const char *comm = ev && ev->comm_id ? sim_trace_reader_string (r, ev->comm_id) : "";
+  const char *comm = ev && ev->comm_id ? sim_trace_strings_get (r, ev->comm_id) : "";
   if (*comm == '\0')
     comm = "slabsim";
   gint pid = ev && ev->pid >= 0 ? ev->pid : 0;
@@ -134,9 +134,9 @@ prefix (GString *s, SimTraceReader *r, const SimTraceEvent *ev, guint cpu, guint
 }
 
 static const char *
-site (SimTraceReader *r, const SimTraceEvent *ev, char *buf, gsize n)
+site (const SimTraceStrings *r, const SimTraceEvent *ev, char *buf, gsize n)
 {
-  const char *s = ev->call_site_id ? sim_trace_reader_string (r, ev->call_site_id) : "";
+  const char *s = ev->call_site_id ? sim_trace_strings_get (r, ev->call_site_id) : "";
   if (*s)
     return s;
   g_snprintf (buf, n, "0x%" G_GINT64_MODIFIER "x", ev->call_site);
@@ -144,7 +144,7 @@ site (SimTraceReader *r, const SimTraceEvent *ev, char *buf, gsize n)
 }
 
 void
-sim_trace_emit_slab (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *ev, guint cpu,
+sim_trace_emit_slab (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev, guint cpu,
                      const char *cache_name, guint64 ptr, gboolean is_free)
 {
   char sb[32];
@@ -162,7 +162,7 @@ sim_trace_emit_slab (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *ev
     }
   else
     {
-      const char *gfp = ev->gfp_id ? sim_trace_reader_string (r, ev->gfp_id) : "GFP_KERNEL";
+      const char *gfp = ev->gfp_id ? sim_trace_strings_get (r, ev->gfp_id) : "GFP_KERNEL";
       if (km)
         g_string_append_printf (s, "kmalloc: call_site=%s ptr=%016" G_GINT64_MODIFIER "x", cs, ptr);
       else
@@ -177,7 +177,7 @@ sim_trace_emit_slab (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *ev
 }
 
 void
-sim_trace_emit_kfree (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *ev, guint cpu,
+sim_trace_emit_kfree (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev, guint cpu,
                       guint64 ptr)
 {
   prefix (e->buf, r, ev, cpu, ev->ts_ns);
@@ -186,7 +186,7 @@ sim_trace_emit_kfree (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *e
 }
 
 void
-sim_trace_emit_kfree_rcu (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *ev,
+sim_trace_emit_kfree_rcu (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev,
                           guint cpu, guint64 ptr)
 {
   prefix (e->buf, r, ev, cpu, ev->ts_ns);

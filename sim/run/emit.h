@@ -15,7 +15,7 @@
 #pragma once
 
 #include <glib.h>
-#include "traces/reader.h"
+#include "traces/stream.h"
 
 G_BEGIN_DECLS
 
@@ -30,17 +30,17 @@ gboolean sim_trace_emit_close (SimTraceEmit *e, GError **error);
 void sim_trace_emit_abort (SimTraceEmit *e);
 
 /* The line prefix of @ev: task, CPU, timestamp (@cpu is the CPU replayed on). */
-void sim_trace_emit_slab (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *ev,
+void sim_trace_emit_slab (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev,
                           guint cpu, const char *cache_name, guint64 ptr, gboolean is_free);
 /* A kfree of @ptr at @ev's task and time (the replay's free of an object the
  * kernel recycled without a trace event). */
-void sim_trace_emit_kfree (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *ev,
+void sim_trace_emit_kfree (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev,
                            guint cpu, guint64 ptr);
 /* A kfree_rcu the replay made (sim/run/untraced.h): a kfree line with
  * call_site=SIM_EMIT_KFREE_RCU_SITE, which the replay of the emitted trace
  * makes as kfree_rcu again. */
 #define SIM_EMIT_KFREE_RCU_SITE "slabsim_kfree_rcu"
-void sim_trace_emit_kfree_rcu (SimTraceEmit *e, SimTraceReader *r, const SimTraceEvent *ev,
+void sim_trace_emit_kfree_rcu (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev,
                                guint cpu, guint64 ptr);
 typedef enum { SIM_EMIT_PAGE_ALLOC, SIM_EMIT_PAGE_FREE, SIM_EMIT_PCP_DRAIN } SimEmitPage;
 /* A page event, appended to @buf (the replay orders them around the slab

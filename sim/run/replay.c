@@ -27,6 +27,11 @@
  *    KMALLOC_MAX_SIZE, 2 MiB for SLQB) returned NULL in that kernel: it is
  *    counted as refused, and the kfree (or implicit free) of its pointer
  *    is counted as a free of a refused allocation, not replayed.
+ *  - Frees the trace shows only by their consequences (a pointer coming
+ *    back, a freed slab page, a destroyed maple tree: sim/run/untraced.h)
+ *    are made where the evidence puts them, as kfree or kfree_rcu; RCU
+ *    callbacks run when their grace period has passed on the trace's
+ *    clock (sim/core/rcu.h).
  *  - Page-allocator events of the trace are not replayed: the model's
  *    own page allocator serves the slabs, and other page users are outside
  *    the allocator under test.
@@ -35,7 +40,7 @@
 #include "sim/run/kernel-caches.h"
 #include "sim/core/errors.h"
 #include "models/alloc/alloc-spec.h"
-#include "traces/reader.h"
+#include "traces/stream.h"
 #include "traces/account.h"
 #include "traces/internal.h"
 #include "traces/decisions.h"
@@ -127,19 +132,32 @@ sim_replay_result_clear (SimReplayResult *r)
 
 /* ------------------------------------------------------------------ */
 
-typedef struct {
+/* What the replay did with a live trace object, in its accounting entry's
+ * user word (traces/account.h): the model's address, or one of these. */
+#define LIVE_SKIPPED  0       /* not replayed (the entry was just made) */
+#define LIVE_INTERNAL 1       /* the recording kernel's own allocation */
+#define LIVE_REFUSED  2       /* a kmalloc the model's kernel returns NULL for */
+/* Model addresses are object addresses, never below a page. */
+
+struct _SimReplay {
   const SimReplayOptions *opt;
   const SimAllocOps *ops;
   gpointer model;
   SimMemSys *mem;
   SimPageAlloc *pages;
   SimEngine *eng;
-  SimTraceReader *reader;
-  SimTraceAccount *acct;
-  GHashTable *addr_of;        /* trace ptr -> model address */
-  GHashTable *cache_of;       /* cache name -> SimCacheId + 1 */
-  GHashTable *internal;       /* trace ptrs of live internal allocations (a set) */
-  GHashTable *refused;        /* trace ptrs of live kmallocs the model refused */
+  const SimTraceStrings *strs;
+  const char *trace;          /* the trace's name in messages (the stream's) */
+  char *trace_arg;            /* as the caller named it */
+  SimTraceAccount *acct;      /* the one map of live trace objects */
+  GHashTable *warm_addr;      /* --warm: ptr -> model address of objects placed before */
+  GHashTable *cache_of;       /* cache name -> SimCacheId + 1 (creation) */
+  GArray *cache_by_id;        /* string id of name= -> SimCacheId + 1 (0: not yet) */
+  GHashTable *cache_by_size;  /* bytes_req + 1 -> SimCacheId + 1, events without name= */
+  GArray *site_kind;          /* call_site string id -> 0 unknown, 1 workload, 2 internal */
+  SimAllocSpec *spec;
+  gboolean failed;            /* fed an event that failed: fed no more */
+  guint64 n_read;
   guint64 first_ts;
   gboolean have_first_ts;
   SimTime last_start;         /* start of the previous operation (ordered replay) */
@@ -149,14 +167,15 @@ typedef struct {
   GString *page_lines;        /* page events of the running operation, for emit */
   guint64 cur_ts;             /* timestamp of the trace event being replayed */
   gboolean warming;           /* placing warm objects: not part of the replay */
-  /* Grace periods on the trace's clock, and the frees the trace shows
-   * only by their consequences (sim/run/untraced.h). */
+  /* Grace periods on the trace's clock, and the frees the trace shows only
+   * by their consequences (sim/run/untraced.h), made in order. */
   SimRcu *rcu;
-  SimAllocEnv env;            /* what the model was given (for call_rcu frees) */
-  SimUntracedSet untraced;
+  SimAllocEnv env;            /* what the model was given (call_rcu frees) */
+  const SimUntracedSet *untraced;
   guint next_untraced;
-  GHashTable *line_of;        /* trace ptr -> line of the allocation replayed for it */
-} Replay;
+  guint64 n_events;           /* events fed so far: the next one's ordinal */
+};
+typedef struct _SimReplay Replay;
 
 /* The page allocator's observer: the model's page traffic, as the kernel's
  * page tracepoints would print it. */
@@ -288,13 +307,17 @@ touch_object (Replay *rp, SimOp *op, SimAddr addr, gsize size, SimAccKind kind)
     }
 }
 
-/* What a free is: a trace event, the replay's implicit free before an
- * allocation of a live pointer, or a free the trace shows only by its
- * consequences (sim/run/untraced.h), made as kfree or as kfree_rcu. */
-typedef enum { FREE_TRACED, FREE_TRACED_RCU, FREE_IMPLICIT, FREE_UNTRACED, FREE_UNTRACED_RCU } FreeHow;
+/* What a free is: a trace event (kfree_rcu when slabsim's own emitted
+ * trace says so), the replay's implicit free before an allocation of a
+ * live pointer, or a free the trace shows only by its consequences
+ * (sim/run/untraced.h), made as kfree or as kfree_rcu. */
+typedef enum {
+  FREE_TRACED, FREE_TRACED_RCU, FREE_IMPLICIT, FREE_UNTRACED, FREE_UNTRACED_RCU
+} FreeHow;
 
+/* Free the model's object at @addr (the trace's @ptr was at it). */
 static gboolean
-replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint64 bytes,
+replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint64 bytes,
              FreeHow how, GError **error)
 {
   guint64 ts = ev->ts_ns;
@@ -304,15 +327,6 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint6
    * handed the cache); a free the trace did not show (implicit) is taken
    * as kfree. */
   gboolean cache_free = !implicit && ev->kind == SIM_TRACE_CACHE_FREE;
-  gpointer addrp;
-  if (g_hash_table_remove (rp->internal, GSIZE_TO_POINTER (ptr)))
-    {
-      rp->out->skipped_internal_frees++;
-      return TRUE;
-    }
-  if (!g_hash_table_steal_extended (rp->addr_of, GSIZE_TO_POINTER (ptr), NULL, &addrp))
-    return TRUE;       /* an allocation the replay skipped */
-  SimAddr addr = (SimAddr) GPOINTER_TO_SIZE (addrp);
   if (bytes == 0)
     /* A warm object: the trace never said its size. */
     bytes = MAX (rp->ops->ksize (rp->model, addr), 8);
@@ -360,12 +374,12 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint6
       /* kfree / kmem_cache_free trace before the free itself: the line
        * first, then the page frees it caused. */
       if (rcu)
-        sim_trace_emit_kfree_rcu (rp->opt->emit, rp->reader, ev, rp->map.to_trace[cpu], vaddr);
+        sim_trace_emit_kfree_rcu (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu], vaddr);
       else if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
-        sim_trace_emit_kfree (rp->opt->emit, rp->reader, ev, rp->map.to_trace[cpu], vaddr);
+        sim_trace_emit_kfree (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu], vaddr);
       else
-        sim_trace_emit_slab (rp->opt->emit, rp->reader, ev, rp->map.to_trace[cpu],
-                             sim_trace_reader_string (rp->reader, ev->cache_id), vaddr, TRUE);
+        sim_trace_emit_slab (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu],
+                             sim_trace_strings_get (rp->strs, ev->cache_id), vaddr, TRUE);
       flush_page_lines (rp);
     }
   return TRUE;
@@ -376,7 +390,7 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 ptr, guint6
 static const char *
 cache_name_of (Replay *rp, const SimTraceEvent *ev, char *buf, gsize n)
 {
-  const char *name = ev->cache_id ? sim_trace_reader_string (rp->reader, ev->cache_id) : NULL;
+  const char *name = ev->cache_id ? sim_trace_strings_get (rp->strs, ev->cache_id) : NULL;
   if (name == NULL || *name == '\0')
     {
       g_snprintf (buf, n, "unnamed-%" G_GUINT64_FORMAT, ev->bytes_req);
@@ -388,11 +402,47 @@ cache_name_of (Replay *rp, const SimTraceEvent *ev, char *buf, gsize n)
 static SimCacheId cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev,
                                     GError **error);
 
+/* The model's cache of a kmem_cache event: by the string id of its name=
+ * (or its object size without one), so no name is hashed per event. */
 static SimCacheId
 cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
+  gboolean named = ev->cache_id && *sim_trace_strings_get (rp->strs, ev->cache_id);
+  guint v = 0;
+  if (named && ev->cache_id < rp->cache_by_id->len)
+    v = g_array_index (rp->cache_by_id, guint, ev->cache_id);
+  else if (!named)
+    v = GPOINTER_TO_UINT (g_hash_table_lookup (rp->cache_by_size,
+                                               GSIZE_TO_POINTER (ev->bytes_req + 1)));
+  if (v)
+    return v - 1;
   char buf[64];
-  return cache_create_for (rp, cache_name_of (rp, ev, buf, sizeof buf), ev, error);
+  SimCacheId id = cache_create_for (rp, cache_name_of (rp, ev, buf, sizeof buf), ev, error);
+  if (id == SIM_CACHE_NONE)
+    return id;
+  if (named)
+    {
+      if (ev->cache_id >= rp->cache_by_id->len)
+        g_array_set_size (rp->cache_by_id, ev->cache_id + 1);
+      g_array_index (rp->cache_by_id, guint, ev->cache_id) = id + 1;
+    }
+  else
+    g_hash_table_insert (rp->cache_by_size, GSIZE_TO_POINTER (ev->bytes_req + 1),
+                         GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+/* Whether the call site of @id is one of the recording kernel's own
+ * allocations (traces/internal.h), remembered per string id. */
+static gboolean
+internal_alloc_site (Replay *rp, guint32 id)
+{
+  if (id >= rp->site_kind->len)
+    g_array_set_size (rp->site_kind, id + 1);
+  guint8 *k = &g_array_index (rp->site_kind, guint8, id);
+  if (*k == 0)
+    *k = sim_trace_internal_alloc_site (sim_trace_strings_get (rp->strs, id)) ? 2 : 1;
+  return *k == 2;
 }
 
 /* Cache @name, created on first use from @ev's sizes (only bytes_req,
@@ -414,7 +464,7 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
                    "%s:%" G_GUINT64_FORMAT ": cache %s: object size %" G_GUINT64_FORMAT
                    " is larger than any slab cache can hold (expected at most %u, the "
                    "kernel's unsigned int object size)",
-                   sim_trace_reader_name (rp->reader), ev->line, name, object_size, G_MAXUINT32);
+                   rp->trace, ev->line, name, object_size, G_MAXUINT32);
       return SIM_CACHE_NONE;
     }
   const SimKernelCache *kc = sim_kernel_cache_lookup (name);
@@ -444,12 +494,34 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
   if (id == SIM_CACHE_NONE)
     {
       g_propagate_prefixed_error (error, local, "%s:%" G_GUINT64_FORMAT ": cache %s: ",
-                                  sim_trace_reader_name (rp->reader), ev->line, name);
+                                  rp->trace, ev->line, name);
       return SIM_CACHE_NONE;
     }
   g_hash_table_insert (rp->cache_of, g_strdup (name), GUINT_TO_POINTER (id + 1));
   rp->out->caches_created++;
   return id;
+}
+
+/* The free (explicit or implicit) of live trace object @o. */
+static gboolean
+free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, const SimLiveObject *o,
+           FreeHow how, GError **error)
+{
+  switch (o->user)
+    {
+    case LIVE_REFUSED:
+      /* kfree of what kmalloc refused: the caller got NULL, so this frees
+       * no object of the model */
+      rp->out->skipped_refused_frees++;
+      return TRUE;
+    case LIVE_INTERNAL:
+      rp->out->skipped_internal_frees++;
+      return TRUE;
+    case LIVE_SKIPPED:
+      return TRUE;
+    default:
+      return replay_free (rp, ev, cpu, (SimAddr) o->user, o->bytes_alloc, how, error);
+    }
 }
 
 /* RCU callbacks whose grace period has ended by @ts_ns (the trace's
@@ -462,41 +534,39 @@ run_rcu (Replay *rp, guint64 ts_ns)
     flush_page_lines (rp);
 }
 
-/* The frees the trace shows only by their consequences
- * (sim/run/untraced.h) whose time comes before @ts_ns (all of them at the
- * end of the trace): each on its CPU, if the lifetime it ends is still the
- * pointer's current one in the replay. */
+/* The frees the trace shows only by their consequences (untraced.h) due
+ * before the event of ordinal rp->n_events (@ev NULL: all that are left).
+ * Each frees the pointer's current object, which is the lifetime it ends:
+ * it is placed after that lifetime's allocation and no later than the
+ * event that ends it.  The object is marked so its later free or reuse
+ * finds nothing to do. */
 static gboolean
-apply_untraced (Replay *rp, guint64 ts_ns, gboolean all, GError **error)
+apply_untraced (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
-  GArray *fr = rp->untraced.frees;
+  const GArray *fr = rp->untraced ? rp->untraced->frees : NULL;
   while (fr && rp->next_untraced < fr->len)
     {
       const SimUntracedFree *f = &g_array_index (fr, SimUntracedFree, rp->next_untraced);
-      if (!all && f->ts_ns >= ts_ns)
+      if (ev && f->before_index > rp->n_events)
         break;
       rp->next_untraced++;
-      gpointer line;
-      if (!g_hash_table_lookup_extended (rp->line_of, GSIZE_TO_POINTER (f->ptr), NULL, &line)
-          || GPOINTER_TO_SIZE (line) != f->alloc_line
-          || !g_hash_table_contains (rp->addr_of, GSIZE_TO_POINTER (f->ptr)))
+      SimLiveObject *o = sim_trace_account_lookup (rp->acct, f->ptr);
+      if (o == NULL)
         continue;
-      guint tcpu = f->cpu < rp->opt->machine->n_cpus ? f->cpu : 0;
+      guint tcpu = f->cpu < rp->map.given ? f->cpu : 0;
       guint cpu = rp->map.to_machine[tcpu];
       if (rp->opt->mode == SIM_REPLAY_TIMED)
         op_sync_timed (rp, cpu, f->ts_ns);
       run_rcu (rp, f->ts_ns);
-      SimTraceEvent ev = { .ts_ns = f->ts_ns, .ptr = f->ptr, .kind = SIM_TRACE_KFREE,
-                           .cpu = (gint32) tcpu, .pid = -1, .node = -1, .order = -1,
-                           .migratetype = -1, .accounted = -1, .line = f->alloc_line };
       rp->cur_ts = f->ts_ns;
-      if (!replay_free (rp, &ev, cpu, f->ptr, 0,
-                        f->kind == SIM_UNTRACED_KFREE_RCU ? FREE_UNTRACED_RCU : FREE_UNTRACED,
-                        error))
+      SimTraceEvent fe = { .ts_ns = f->ts_ns, .ptr = f->ptr, .kind = SIM_TRACE_KFREE,
+                           .cpu = (gint32) tcpu, .pid = -1, .node = -1, .order = -1,
+                           .migratetype = -1, .accounted = -1,
+                           .line = ev ? ev->line : 0 };
+      FreeHow how = f->kind == SIM_UNTRACED_KFREE_RCU ? FREE_UNTRACED_RCU : FREE_UNTRACED;
+      if (!free_live (rp, &fe, cpu, o, how, error))
         return FALSE;
-      /* The trace's accountant still holds the pointer live: its next
-       * allocation will look implicit there, and replay_free then finds
-       * nothing of the model's to free. */
+      o->user = LIVE_SKIPPED;
     }
   return TRUE;
 }
@@ -521,14 +591,14 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
         g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
                      "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but machine %s has %u CPUs "
                      "(choose a machine with more CPUs)",
-                     sim_trace_reader_name (rp->reader), ev->line, ev->cpu,
+                     rp->trace, ev->line, ev->cpu,
                      rp->opt->machine->name, rp->opt->machine->n_cpus);
       else
         /* The list is too short for this trace: a usage error (exit 2). */
         g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
                      "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but --cpu-map gives a machine "
                      "CPU for %u trace CPU%s only (list one for every CPU of the trace)",
-                     sim_trace_reader_name (rp->reader), ev->line, ev->cpu, rp->map.given,
+                     rp->trace, ev->line, ev->cpu, rp->map.given,
                      rp->map.given == 1 ? "" : "s");
       return FALSE;
     }
@@ -553,50 +623,45 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
           rp->out->skipped_null_frees++;
           return TRUE;
         case SIM_FREE_UNKNOWN:
-          if (rp->opt->warm && g_hash_table_contains (rp->addr_of, GSIZE_TO_POINTER (ev->ptr)))
-            {
-              rp->out->warm_frees++;
-              return replay_free (rp, ev, cpu, ev->ptr, 0, FREE_TRACED, error);
-            }
-          if (sim_trace_internal_free_site (sim_trace_reader_string (rp->reader,
-                                                                     ev->call_site_id)))
+          {
+            gpointer a;
+            if (rp->warm_addr && g_hash_table_steal_extended (rp->warm_addr,
+                                                              GSIZE_TO_POINTER (ev->ptr), NULL, &a))
+              {
+                rp->out->warm_frees++;
+                return replay_free (rp, ev, cpu, (SimAddr) GPOINTER_TO_SIZE (a), 0, FREE_TRACED,
+                                    error);
+              }
+          }
+          if (sim_trace_internal_free_site (sim_trace_strings_get (rp->strs, ev->call_site_id)))
             rp->out->skipped_internal_frees++;
           else
             rp->out->skipped_unknown_frees++;
           return TRUE;
         default:
-          if (g_hash_table_remove (rp->refused, GSIZE_TO_POINTER (ev->ptr)))
-            {
-              /* kfree of what kmalloc refused: the caller got NULL, so
-               * this frees no object of the model */
-              rp->out->skipped_refused_frees++;
-              return TRUE;
-            }
           {
             /* A kfree_rcu of slabsim's own emitted trace (emit.h). */
-            const char *site = sim_trace_reader_string (rp->reader, ev->call_site_id);
+            const char *site = sim_trace_strings_get (rp->strs, ev->call_site_id);
             gboolean rcu = ev->kind == SIM_TRACE_KFREE && site
                            && strcmp (site, SIM_EMIT_KFREE_RCU_SITE) == 0;
-            return replay_free (rp, ev, cpu, ev->ptr, res.freed.bytes_alloc,
-                                rcu ? FREE_TRACED_RCU : FREE_TRACED, error);
+            return free_live (rp, ev, cpu, &res.freed, rcu ? FREE_TRACED_RCU : FREE_TRACED,
+                              error);
           }
         }
     }
 
-  if (res.implicit && g_hash_table_remove (rp->refused, GSIZE_TO_POINTER (res.implicit_old.ptr)))
-    rp->out->skipped_refused_frees++;
-  else if (res.implicit
-           && !replay_free (rp, ev, cpu, res.implicit_old.ptr, res.implicit_old.bytes_alloc,
-                            FREE_IMPLICIT, error))
+  if (res.implicit && !free_live (rp, ev, cpu, &res.implicit_old, FREE_IMPLICIT, error))
     return FALSE;
   if (ev->ptr == 0)
     {
       rp->out->skipped_failed_allocs++;
       return TRUE;
     }
-  if (sim_trace_internal_alloc_site (sim_trace_reader_string (rp->reader, ev->call_site_id)))
+  /* The entry the accounting just made for this object (res.live) keeps
+   * what the replay did with it, so its free finds the model's address. */
+  if (internal_alloc_site (rp, ev->call_site_id))
     {
-      g_hash_table_add (rp->internal, GSIZE_TO_POINTER (ev->ptr));
+      res.live->user = LIVE_INTERNAL;
       rp->out->skipped_internal_allocs++;
       return TRUE;
     }
@@ -608,7 +673,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   if (sim_trace_kind_is_kmalloc (ev->kind) && ev->bytes_req > rp->ops->kmalloc_max (rp->model))
     {
       rp->out->refused_allocs++;
-      g_hash_table_add (rp->refused, GSIZE_TO_POINTER (ev->ptr));
+      res.live->user = LIVE_REFUSED;
       return TRUE;
     }
 
@@ -631,27 +696,30 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
                    "%s:%" G_GUINT64_FORMAT ": simulated memory exhausted (%s, %" G_GUINT64_FORMAT
                    " bytes); the machine's memory per node is too small for this trace",
-                   sim_trace_reader_name (rp->reader), ev->line, rp->ops->name, ev->bytes_req);
+                   rp->trace, ev->line, rp->ops->name, ev->bytes_req);
       return FALSE;
     }
   touch_object (rp, &op, addr, ev->bytes_req, SIM_ACC_WRITE);
   op_finish (rp, &op, &rp->out->alloc_cycles);
-  g_hash_table_insert (rp->addr_of, GSIZE_TO_POINTER (ev->ptr), GSIZE_TO_POINTER (addr));
-  g_hash_table_insert (rp->line_of, GSIZE_TO_POINTER (ev->ptr), GSIZE_TO_POINTER (ev->line));
+  res.live->user = addr;
+  /* A warm object of this pointer (a double free's) is forgotten: the
+   * trace's object has its address now. */
+  if (rp->warm_addr)
+    g_hash_table_remove (rp->warm_addr, GSIZE_TO_POINTER (ev->ptr));
   rp->out->allocs_replayed++;
   guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
   if (rp->opt->modelled)
     {
       char nb[64];
       sim_decisions_alloc (rp->opt->modelled, cpu,
-                           sim_decisions_cache_name (rp->reader, ev, nb, sizeof nb), vaddr);
+                           sim_decisions_cache_name (rp->strs, ev, nb, sizeof nb), vaddr);
     }
   if (rp->opt->emit)
     {
       /* The allocation's page traffic, then its kmalloc line. */
       char nb[64];
       flush_page_lines (rp);
-      sim_trace_emit_slab (rp->opt->emit, rp->reader, ev, rp->map.to_trace[cpu],
+      sim_trace_emit_slab (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu],
                            id == SIM_CACHE_NONE ? NULL : cache_name_of (rp, ev, nb, sizeof nb),
                            vaddr, FALSE);
     }
@@ -665,17 +733,15 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
  * one timeline); they are not in the cycle histograms, and the model's
  * decisions and emitted trace start after them. */
 static gboolean
-place_warm (Replay *rp, const char *trace, GError **error)
+place_warm (Replay *rp, const SimWarmSet *ws, GError **error)
 {
-  SimWarmSet ws;
-  if (!sim_warm_collect (trace, rp->opt->lenient, &ws, error))
-    return FALSE;
   gboolean ok = TRUE;
   rp->warming = TRUE;
-  rp->out->warm_unplaced = ws.unplaced;
-  for (guint i = 0; i < ws.objects->len && ok; i++)
+  rp->warm_addr = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp->out->warm_unplaced = ws->unplaced;
+  for (guint i = 0; i < ws->objects->len && ok; i++)
     {
-      const SimWarmObject *o = &g_array_index (ws.objects, SimWarmObject, i);
+      const SimWarmObject *o = &g_array_index (ws->objects, SimWarmObject, i);
       if (o->cpu >= rp->map.given)
         {
           rp->out->warm_unplaced++;
@@ -703,17 +769,16 @@ place_warm (Replay *rp, const char *trace, GError **error)
       if (addr == 0)
         {
           g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
-                       "%s: --warm: simulated memory exhausted placing %u objects", trace,
-                       ws.objects->len);
+                       "%s: --warm: simulated memory exhausted placing %u objects",
+                       rp->trace_arg, ws->objects->len);
           ok = FALSE;
           break;
         }
       sim_engine_cpu_advance (rp->eng, cpu, sim_op_cycles (&op));
-      g_hash_table_insert (rp->addr_of, GSIZE_TO_POINTER (o->ptr), GSIZE_TO_POINTER (addr));
+      g_hash_table_insert (rp->warm_addr, GSIZE_TO_POINTER (o->ptr), GSIZE_TO_POINTER (addr));
       rp->out->warm_objects++;
     }
   rp->warming = FALSE;
-  sim_warm_set_clear (&ws);
   return ok;
 }
 
@@ -725,9 +790,45 @@ run_check (Replay *rp, GError **error)
   return sim_page_check (rp->pages, error);
 }
 
-gboolean
-sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions *opt,
-                SimReplayResult *out, GError **error)
+void
+sim_replay_free (SimReplay *rp)
+{
+  if (rp == NULL)
+    return;
+  if (rp->warm_addr)
+    g_hash_table_destroy (rp->warm_addr);
+  if (rp->cache_of)
+    g_hash_table_destroy (rp->cache_of);
+  if (rp->cache_by_size)
+    g_hash_table_destroy (rp->cache_by_size);
+  if (rp->cache_by_id)
+    g_array_free (rp->cache_by_id, TRUE);
+  if (rp->site_kind)
+    g_array_free (rp->site_kind, TRUE);
+  if (rp->page_lines)
+    g_string_free (rp->page_lines, TRUE);
+  if (rp->acct)
+    sim_trace_account_free (rp->acct);
+  if (rp->model)
+    rp->ops->destroy (rp->model);
+  /* After the model: callbacks still pending are dropped, never run. */
+  sim_rcu_free (rp->rcu);
+  if (rp->pages)
+    sim_page_alloc_free (rp->pages);
+  if (rp->eng)
+    sim_engine_free (rp->eng);
+  if (rp->mem)
+    sim_memsys_free (rp->mem);
+  if (rp->spec)
+    sim_alloc_spec_free (rp->spec);
+  sim_cpu_map_clear (&rp->map);
+  g_free (rp->trace_arg);
+  g_free (rp);
+}
+
+SimReplay *
+sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayResult *out,
+                GError **error)
 {
   memset (out, 0, sizeof *out);
   hist_init (&out->alloc_cycles);
@@ -736,144 +837,345 @@ sim_replay_run (const char *trace, const char *spec_text, const SimReplayOptions
 
   g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, error);
   if (spec == NULL)
-    return FALSE;
+    return NULL;
   const SimAllocOps *ops = sim_alloc_model_find (spec->name, error);
   if (ops == NULL)
-    return FALSE;
+    return NULL;
 
-  Replay rp = { .opt = opt, .ops = ops, .out = out };
-  gboolean ok = FALSE;
+  Replay *rp = g_new0 (Replay, 1);
+  rp->opt = opt;
+  rp->ops = ops;
+  rp->out = out;
+  rp->spec = g_steal_pointer (&spec);
   const SimMachine *m = opt->machine;
-  if (!sim_cpu_map_init (&rp.map, m, opt->cpu_map, error))
-    goto done;
-  out->cpu_map = g_memdup2 (rp.map.to_machine, m->n_cpus * sizeof (guint));
-  out->cpu_map_given = rp.map.given;
-  out->cpu_map_compact = rp.map.compact;
+  if (!sim_cpu_map_init (&rp->map, m, opt->cpu_map, error))
+    goto fail;
+  out->cpu_map = g_memdup2 (rp->map.to_machine, m->n_cpus * sizeof (guint));
+  out->cpu_map_given = rp->map.given;
+  out->cpu_map_compact = rp->map.compact;
   out->trace_cpu_used = g_new0 (guint8, m->n_cpus);
   out->n_cpus = m->n_cpus;
-  rp.mem = sim_memsys_new (m, error);
-  if (rp.mem == NULL)
-    goto done;
-  rp.eng = sim_engine_new (m->n_cpus);
+  rp->mem = sim_memsys_new (m, error);
+  if (rp->mem == NULL)
+    goto fail;
+  rp->eng = sim_engine_new (m->n_cpus);
   /* Grace periods pass on the trace's clock (sim/core/rcu.h). */
-  rp.rcu = sim_rcu_new (m->rcu_grace_period_us * 1000);
-  SimAllocEnv env = { .machine = m, .mem = rp.mem, .eng = rp.eng, .rcu = rp.rcu,
+  rp->rcu = sim_rcu_new (m->rcu_grace_period_us * 1000);
+  SimAllocEnv env = { .machine = m, .mem = rp->mem, .eng = rp->eng, .rcu = rp->rcu,
                       .n_cpus = m->n_cpus, .seed = m->seed };
-  SimPageParams pp = { .era = sim_page_era_for_kernel (spec->kernel ? spec->kernel : ops->kernels[0]),
+  SimPageParams pp = { .era = sim_page_era_for_kernel (rp->spec->kernel ? rp->spec->kernel
+                                                                        : ops->kernels[0]),
                        .managed_bytes = 0 };
-  rp.pages = sim_page_alloc_new (m, rp.mem, &pp, error);
-  if (rp.pages == NULL)
-    goto done;
-  env.pages = rp.pages;
-  rp.model = ops->create (spec, &env, error);
-  if (rp.model == NULL)
-    goto done;
-  rp.env = env;
+  rp->pages = sim_page_alloc_new (m, rp->mem, &pp, error);
+  if (rp->pages == NULL)
+    goto fail;
+  env.pages = rp->pages;
+  rp->model = ops->create (rp->spec, &env, error);
+  if (rp->model == NULL)
+    goto fail;
+  rp->env = env;
   out->allocator = g_strdup (ops->name);
-  out->kernel = g_strdup (ops->kernel (rp.model));
-  out->params = ops->params (rp.model);
-
-  rp.reader = sim_trace_reader_open (trace, error);
-  if (rp.reader == NULL)
-    goto done;
-  sim_trace_reader_set_lenient (rp.reader, opt->lenient);
-  rp.acct = sim_trace_account_new ();
-  rp.addr_of = g_hash_table_new (g_direct_hash, g_direct_equal);
-  rp.cache_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  rp.internal = g_hash_table_new (g_direct_hash, g_direct_equal);
-  rp.refused = g_hash_table_new (g_direct_hash, g_direct_equal);
-  rp.line_of = g_hash_table_new (g_direct_hash, g_direct_equal);
-  rp.page_lines = g_string_new (NULL);
-  if (!sim_untraced_collect (trace, opt->lenient, m->rcu_grace_period_us * 1000, &rp.untraced,
-                             error))
-    goto done;
-  out->untraced_by_reuse = rp.untraced.by_reuse;
-  out->untraced_by_page_free = rp.untraced.by_page_free;
-  out->untraced_by_mm_destroy = rp.untraced.by_mm_destroy;
-  out->untraced_reused_after = rp.untraced.reused_after;
-  out->untraced_contradicted = rp.untraced.contradicted;
+  out->kernel = g_strdup (ops->kernel (rp->model));
+  out->params = ops->params (rp->model);
+  rp->acct = sim_trace_account_new ();
+  rp->cache_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  rp->cache_by_id = g_array_new (FALSE, TRUE, sizeof (guint));
+  rp->cache_by_size = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp->site_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
+  rp->page_lines = g_string_new (NULL);
   if (opt->modelled || opt->emit)
-    sim_page_set_observer (rp.pages, on_page_event, &rp);
-  if (opt->warm && !place_warm (&rp, trace, error))
-    goto done;
+    sim_page_set_observer (rp->pages, on_page_event, rp);
+  return rp;
 
-  SimTraceEvent ev;
-  GError *local = NULL;
-  guint64 n_read = 0;
-  while (sim_trace_reader_next (rp.reader, &ev, &local))
+fail:
+  sim_replay_free (rp);
+  return NULL;
+}
+
+gboolean
+sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
+                  const SimWarmSet *warm, const SimUntracedSet *untraced, GError **error)
+{
+  rp->untraced = untraced;
+  if (untraced)
     {
-      if (opt->progress && (++n_read & 0xffff) == 0)
-        opt->progress (out->events, opt->progress_data);
-      if (!apply_untraced (&rp, ev.ts_ns, FALSE, &local) || !replay_event (&rp, &ev, &local))
-        break;
-      if (opt->check && opt->check_every && out->events % opt->check_every == 0
-          && !run_check (&rp, &local))
+      rp->out->untraced_by_reuse = untraced->by_reuse;
+      rp->out->untraced_by_page_free = untraced->by_page_free;
+      rp->out->untraced_by_mm_destroy = untraced->by_mm_destroy;
+      rp->out->untraced_reused_after = untraced->reused_after;
+      rp->out->untraced_contradicted = untraced->contradicted;
+    }
+  rp->trace_arg = g_strdup (trace);
+  rp->trace = sim_trace_stream_name (stream);
+  rp->strs = sim_trace_stream_strings (stream);
+  if (warm && !place_warm (rp, warm, error))
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **error)
+{
+  const SimReplayOptions *opt = rp->opt;
+  for (guint i = 0; i < n; i++)
+    {
+      const SimTraceEvent *ev = &evs[i];
+      if (opt->progress && (++rp->n_read & 0xffff) == 0)
+        opt->progress (rp->out->events, opt->progress_data);
+      if (!apply_untraced (rp, ev, error) || !replay_event (rp, ev, error))
+        return FALSE;
+      rp->n_events++;
+      if (opt->check && opt->check_every && rp->out->events % opt->check_every == 0
+          && !run_check (rp, error))
         {
-          g_prefix_error (&local, "%s:%" G_GUINT64_FORMAT ": invariant check: ",
-                          sim_trace_reader_name (rp.reader), ev.line);
-          break;
+          g_prefix_error (error, "%s:%" G_GUINT64_FORMAT ": invariant check: ", rp->trace,
+                          ev->line);
+          return FALSE;
         }
     }
-  if (local == NULL)
-    apply_untraced (&rp, 0, TRUE, &local);
-  if (local)
-    {
-      g_propagate_error (error, local);
-      goto done;
-    }
+  return TRUE;
+}
+
+gboolean
+sim_replay_finish (SimReplay *rp, GError **error)
+{
+  const SimReplayOptions *opt = rp->opt;
+  SimReplayResult *out = rp->out;
+  const SimMachine *m = opt->machine;
+  if (!apply_untraced (rp, NULL, error))
+    return FALSE;
   /* Callbacks still waiting at the end: the grace periods the recording
    * stopped in the middle of. */
-  out->rcu_callbacks = sim_rcu_invoked (rp.rcu);
-  out->rcu_pending = sim_rcu_pending (rp.rcu);
-  if (opt->check && !run_check (&rp, error))
+  out->rcu_callbacks = sim_rcu_invoked (rp->rcu);
+  out->rcu_pending = sim_rcu_pending (rp->rcu);
+  if (opt->check && !run_check (rp, error))
     {
-      g_prefix_error (error, "%s: invariant check at the end: ", trace);
-      goto done;
+      g_prefix_error (error, "%s: invariant check at the end: ", rp->trace_arg);
+      return FALSE;
     }
-
-  ops->report (rp.model, &out->alloc);
-  sim_memsys_total_stats (rp.mem, &out->mem);
+  rp->ops->report (rp->model, &out->alloc);
+  sim_memsys_total_stats (rp->mem, &out->mem);
   out->n_cpus = m->n_cpus;
   if (opt->per_cpu)
     {
       out->mem_per_cpu = g_new (SimCpuMemStats, m->n_cpus);
       for (guint c = 0; c < m->n_cpus; c++)
-        out->mem_per_cpu[c] = *sim_memsys_cpu_stats (rp.mem, c);
+        out->mem_per_cpu[c] = *sim_memsys_cpu_stats (rp->mem, c);
     }
-  out->pages = *sim_page_stats (rp.pages);
-  out->sim_cycles = sim_engine_max_clock (rp.eng);
-  ok = TRUE;
+  out->pages = *sim_page_stats (rp->pages);
+  out->sim_cycles = sim_engine_max_clock (rp->eng);
+  return TRUE;
+}
 
-done:
-  sim_cpu_map_clear (&rp.map);
-  if (rp.refused)
-    g_hash_table_destroy (rp.refused);
-  if (rp.cache_of)
-    g_hash_table_destroy (rp.cache_of);
-  if (rp.internal)
-    g_hash_table_destroy (rp.internal);
-  if (rp.page_lines)
-    g_string_free (rp.page_lines, TRUE);
-  if (rp.addr_of)
-    g_hash_table_destroy (rp.addr_of);
-  if (rp.acct)
-    sim_trace_account_free (rp.acct);
-  if (rp.reader)
-    sim_trace_reader_free (rp.reader);
-  if (rp.model)
-    ops->destroy (rp.model);
-  /* After the model: pending callbacks are dropped, never run. */
-  sim_rcu_free (rp.rcu);
-  sim_untraced_set_clear (&rp.untraced);
-  if (rp.line_of)
-    g_hash_table_destroy (rp.line_of);
-  if (rp.pages)
-    sim_page_alloc_free (rp.pages);
-  if (rp.eng)
-    sim_engine_free (rp.eng);
-  if (rp.mem)
-    sim_memsys_free (rp.mem);
+/* ------------------------------------------------------------------ */
+/* Read once, replay many: one stream feeds every replay chunk by chunk.
+ * Each replay gets one job per chunk, so a replay's events run in trace
+ * order on one thread at a time, and the results are the bytes a serial
+ * replay gives whatever the number of threads.  The calling thread
+ * decodes chunk k+1 while the pool replays chunk k; only those two chunks
+ * exist at any time. */
+
+typedef struct {
+  SimReplay *rp;
+  SimTraceInfo *info;       /* or this lane feeds the trace's summary */
+  gboolean   failed;
+  GError    *error;
+  const SimTraceEvent *ev;
+  guint      n;
+  gboolean   finish;        /* this job finishes the replay instead */
+} Lane;
+
+typedef struct {
+  GMutex lock;
+  GCond  cond;
+  guint  pending;
+} Barrier;
+
+static void
+lane_step (Lane *l)
+{
+  if (l->info)
+    {
+      if (!l->finish)
+        sim_trace_info_add (l->info, l->ev, l->n);
+    }
+  else if (l->finish)
+    {
+      if (!sim_replay_finish (l->rp, &l->error))
+        l->failed = TRUE;
+    }
+  else if (!sim_replay_feed (l->rp, l->ev, l->n, &l->error))
+    l->failed = TRUE;
+}
+
+static void
+lane_job (gpointer data, gpointer user_data)
+{
+  Lane *l = data;
+  Barrier *b = user_data;
+  lane_step (l);
+  g_mutex_lock (&b->lock);
+  if (--b->pending == 0)
+    g_cond_signal (&b->cond);
+  g_mutex_unlock (&b->lock);
+}
+
+/* Run every lane not failed one step (on the pool, or here without one). */
+static void
+lanes_start (GThreadPool *pool, Barrier *b, Lane *lanes, guint n)
+{
+  g_mutex_lock (&b->lock);
+  for (guint i = 0; i < n; i++)
+    if (!lanes[i].failed && (lanes[i].rp || lanes[i].info))
+      b->pending++;
+  g_mutex_unlock (&b->lock);
+  for (guint i = 0; i < n; i++)
+    if (!lanes[i].failed && (lanes[i].rp || lanes[i].info))
+      {
+        if (pool)
+          g_thread_pool_push (pool, &lanes[i], NULL);
+        else
+          lane_job (&lanes[i], b);
+      }
+}
+
+static void
+lanes_wait (Barrier *b)
+{
+  g_mutex_lock (&b->lock);
+  while (b->pending > 0)
+    g_cond_wait (&b->cond, &b->lock);
+  g_mutex_unlock (&b->lock);
+}
+
+gboolean
+sim_replay_run_many (const char *trace, const char *const *specs, guint n,
+                     const SimReplayOptions *opt, guint jobs, SimReplayResult *out,
+                     GError **error)
+{
+  g_return_val_if_fail (n >= 1, FALSE);
+  /* lanes[n]: the trace's summary, when asked for */
+  Lane *lanes = g_new0 (Lane, n + 1);
+  guint nl = n;
+  GError *trace_error = NULL;     /* the trace's: every replay still running meets it */
+  SimWarmSet ws = { 0 };
+  gboolean have_ws = FALSE;
+  SimUntracedSet us = { 0 };
+  gboolean have_us = FALSE;
+  SimTraceStream *stream = NULL;
+  GThreadPool *pool = NULL;
+  Barrier b = { 0 };
+  g_mutex_init (&b.lock);
+  g_cond_init (&b.cond);
+
+  /* The replays, as a serial run would start them: a replay that cannot
+   * be made fails by itself; the others go on. */
+  guint live = 0;
+  /* Progress is the first replay's: the others replay the same events. */
+  SimReplayOptions *opts = g_new (SimReplayOptions, n);
+  for (guint i = 0; i < n; i++)
+    {
+      opts[i] = *opt;
+      if (i > 0)
+        opts[i].progress = NULL;
+      lanes[i].rp = sim_replay_new (specs[i], &opts[i], &out[i], &lanes[i].error);
+      lanes[i].failed = lanes[i].rp == NULL;
+      live += !lanes[i].failed;
+    }
+  if (live == 0)
+    goto resolve;
+  SimTraceStreamOptions so = { .lenient = opt->lenient, .read_path = opt->read_path,
+                               .cache_dir = opt->trace_cache, .cache_max = opt->trace_cache_max };
+  stream = sim_trace_stream_open (trace, &so, &trace_error);
+  if (stream == NULL)
+    goto resolve;
+  if (opt->warm)
+    {
+      if (!sim_warm_collect (trace, opt->lenient, &ws, &trace_error))
+        goto resolve;
+      have_ws = TRUE;
+    }
+  /* The frees the trace shows only by their consequences, once for every
+   * replay (sim/run/untraced.h); kfree_rcu is placed a grace period of the
+   * machine's before its evidence. */
+  if (!sim_untraced_collect (trace, opt->lenient, opt->machine->rcu_grace_period_us * 1000, &us,
+                             &trace_error))
+    goto resolve;
+  have_us = TRUE;
+  for (guint i = 0; i < n; i++)
+    if (!lanes[i].failed && !sim_replay_begin (lanes[i].rp, trace, stream,
+                                               have_ws ? &ws : NULL, &us, &lanes[i].error))
+      lanes[i].failed = TRUE;
+  if (opt->info)
+    lanes[nl++].info = sim_trace_info_new (stream);
+
+  if (jobs > 0)
+    pool = g_thread_pool_new (lane_job, &b, (gint) MIN (jobs, nl), TRUE, NULL);
+  const SimTraceEvent *ev;
+  guint k;
+  gboolean more = sim_trace_stream_next (stream, &ev, &k, &trace_error);
+  while (more)
+    {
+      for (guint i = 0; i < nl; i++)
+        lanes[i].ev = ev, lanes[i].n = k;
+      lanes_start (pool, &b, lanes, nl);
+      /* the next chunk is decoded into the other buffer meanwhile */
+      more = sim_trace_stream_next (stream, &ev, &k, &trace_error);
+      lanes_wait (&b);
+    }
+  if (trace_error == NULL)
+    {
+      for (guint i = 0; i < nl; i++)
+        lanes[i].finish = TRUE;
+      lanes_start (pool, &b, lanes, nl);
+      lanes_wait (&b);
+    }
+
+resolve:
+  if (pool)
+    g_thread_pool_free (pool, FALSE, TRUE);
+  /* The error a serial run reports: the first replay's own, or the
+   * trace's when the first replay still running met it. */
+  gboolean ok = TRUE;
+  for (guint i = 0; i < n && ok; i++)
+    {
+      if (lanes[i].failed)
+        {
+          g_propagate_error (error, g_steal_pointer (&lanes[i].error));
+          ok = FALSE;
+        }
+      else if (trace_error)
+        {
+          g_propagate_error (error, g_steal_pointer (&trace_error));
+          ok = FALSE;
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      sim_replay_free (lanes[i].rp);
+      g_clear_error (&lanes[i].error);
+    }
+  if (opt->info && ok)
+    *opt->info = g_steal_pointer (&lanes[n].info);
+  g_clear_pointer (&lanes[n].info, sim_trace_info_free);
+  g_clear_error (&trace_error);
+  g_free (lanes);
+  g_free (opts);
+  if (have_ws)
+    sim_warm_set_clear (&ws);
+  if (have_us)
+    sim_untraced_set_clear (&us);
+  sim_trace_stream_free (stream);
+  g_mutex_clear (&b.lock);
+  g_cond_clear (&b.cond);
   return ok;
+}
+
+gboolean
+sim_replay_run (const char *trace, const char *spec, const SimReplayOptions *opt,
+                SimReplayResult *out, GError **error)
+{
+  return sim_replay_run_many (trace, &spec, 1, opt, 0, out, error);
 }
 
 guint

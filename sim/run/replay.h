@@ -22,6 +22,10 @@
 #include "sim/config/machine.h"
 #include "traces/decisions.h"
 #include "sim/run/emit.h"
+#include "sim/run/warm.h"
+#include "sim/run/untraced.h"
+#include "traces/stream.h"
+#include "traces/info.h"
 
 G_BEGIN_DECLS
 
@@ -50,6 +54,16 @@ typedef struct {
    * (NULL: never).  The replay itself never prints. */
   void            (*progress) (guint64 events, gpointer user_data);
   gpointer          progress_data;
+  /* Read the events from this file (a native conversion of the trace,
+   * sim/sweep/) instead; messages still name the trace.  NULL: the trace. */
+  const char       *read_path;
+  /* The decoded-trace cache (traces/stream.h): its directory, NULL = off,
+   * and its bound in bytes (0: the default). */
+  const char       *trace_cache;
+  guint64           trace_cache_max;
+  /* sim_replay_run_many: when set, *info is made the trace's summary
+   * (traces/info.h) from the same decode (run --format json). */
+  SimTraceInfo    **info;
 } SimReplayOptions;
 
 /* Cycle distribution of one kind of operation. */
@@ -130,5 +144,30 @@ guint sim_replay_sockets_used (const SimReplayResult *r, const SimMachine *m);
 gboolean sim_replay_run (const char *trace, const char *spec,
                          const SimReplayOptions *opt, SimReplayResult *out,
                          GError **error);
+
+/* Read once, replay many: decode @trace once and replay it through the
+ * @n allocators @specs side by side, on a pool of @jobs threads (0: all in
+ * the calling thread), into @out[0..n-1].  The results are the bytes of n
+ * serial sim_replay_run calls, and so is the error: the first allocator's
+ * own, or the trace's when the first allocator still running met it.  All
+ * n replays are live at once (their models, memory systems and page
+ * allocators); the trace is held as two chunks (traces/stream.h). */
+gboolean sim_replay_run_many (const char *trace, const char *const *specs, guint n,
+                              const SimReplayOptions *opt, guint jobs,
+                              SimReplayResult *out, GError **error);
+
+/* One replay, fed by the caller (sim_replay_run_many drives these). */
+typedef struct _SimReplay SimReplay;
+SimReplay *sim_replay_new (const char *spec, const SimReplayOptions *opt,
+                           SimReplayResult *out, GError **error);
+/* Bind the replay to @stream's strings and name (@trace as the caller
+ * named it) and place @warm's objects (NULL: none). */
+gboolean sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
+                           const SimWarmSet *warm, const SimUntracedSet *untraced,
+                           GError **error);
+gboolean sim_replay_feed (SimReplay *rp, const SimTraceEvent *ev, guint n, GError **error);
+/* The final check and the report into the result. */
+gboolean sim_replay_finish (SimReplay *rp, GError **error);
+void sim_replay_free (SimReplay *rp);
 
 G_END_DECLS

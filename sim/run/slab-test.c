@@ -22,6 +22,11 @@
  *    cache lines as they would; each barrier moves every clock to the
  *    latest one.  Thread creation, the completions and kthread_stop are not
  *    simulated; they are outside the timed windows.
+ *  - --test kmem_cache (not the module's, not in the default set): the
+ *    loop of Jesper Brouer's time_bench_kmem_cache1, one kmem_cache_alloc
+ *    and kmem_cache_free of a 256-byte object of its own cache per
+ *    iteration, the "fastpath" figure of the calibration tables S04, S14,
+ *    S15, S17 and S19 (docs/models/timing.md).
  *  - Left out: the module's "Remote free test" and "1 alloc N free test",
  *    which the published tables do not report.
  */
@@ -56,6 +61,7 @@ sim_slab_test_row_name (SimSlabTestRowKind kind)
     case SIM_SLAB_TEST_ROW_PAIR:            return "pair";
     case SIM_SLAB_TEST_ROW_CONCURRENT:      return "concurrent";
     case SIM_SLAB_TEST_ROW_CONCURRENT_PAIR: return "concurrent-pair";
+    case SIM_SLAB_TEST_ROW_CACHE_PAIR:      return "kmem-cache";
     }
   return "?";
 }
@@ -67,6 +73,7 @@ sim_slab_test_parse_tests (const char *list, guint *mask, GError **error)
     { "repeat", SIM_SLAB_TEST_REPEAT },
     { "pair", SIM_SLAB_TEST_PAIR },
     { "concurrent", SIM_SLAB_TEST_CONCURRENT },
+    { "kmem_cache", SIM_SLAB_TEST_CACHE },
   };
   g_auto (GStrv) parts = g_strsplit (list, ",", -1);
   guint m = 0;
@@ -81,7 +88,7 @@ sim_slab_test_parse_tests (const char *list, guint *mask, GError **error)
         {
           g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
                        "--test: unknown test \"%s\" (expected a comma-separated list of: "
-                       "repeat, pair, concurrent)", p);
+                       "repeat, pair, concurrent, kmem_cache)", p);
           return FALSE;
         }
       m |= bit;
@@ -89,7 +96,7 @@ sim_slab_test_parse_tests (const char *list, guint *mask, GError **error)
   if (m == 0)
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "--test: no test named (expected repeat, pair or concurrent)");
+                   "--test: no test named (expected repeat, pair, concurrent or kmem_cache)");
       return FALSE;
     }
   *mask = m;
@@ -123,6 +130,7 @@ typedef enum {
   STEP_ALLOC_KEEP,      /* p = kmalloc(size); *p = x; v[i] = p; */
   STEP_FREE_KEPT,       /* p = v[i]; *p = x; kfree(p); */
   STEP_ALLOC_FREE,      /* p = kmalloc(size); [*p = x;] kfree(p); */
+  STEP_CACHE_PAIR,      /* p = kmem_cache_alloc(c, GFP_ATOMIC); kmem_cache_free(c, p); */
 } Step;
 
 typedef struct World World;
@@ -153,6 +161,7 @@ struct World {
   guint    remaining;   /* threads still in the loop */
   GError  *error;       /* the first failure; stops every loop */
   guint64  lock_wait;
+  SimCacheId cache;     /* time_bench_kmem_cache1's cache */
 };
 
 static void
@@ -228,6 +237,28 @@ iterate (World *w, Thread *t)
       op_start (w, &op, t->cpu);
       if (!kfree_or_fail (w, &op, p))
         return FALSE;
+      op_finish (w, &op);
+      break;
+    case STEP_CACHE_PAIR:
+      p = w->ops->cache_alloc (w->model, &op, w->cache, SIM_NUMA_NO_NODE, 0);
+      if (p == 0)
+        {
+          if (w->error == NULL)
+            g_set_error (&w->error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
+                         "slab-test: %s: kmem_cache_alloc on CPU %u failed: simulated memory "
+                         "exhausted (machine %s)", w->ops->name, op.cpu, w->m->name);
+          return FALSE;
+        }
+      op_finish (w, &op);
+      op_start (w, &op, t->cpu);
+      if (!w->ops->cache_free (w->model, &op, p))
+        {
+          if (w->error == NULL)
+            g_set_error (&w->error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                         "slab-test: %s: kmem_cache_free of %#" G_GINT64_MODIFIER "x that the "
+                         "model does not own", w->ops->name, p);
+          return FALSE;
+        }
       op_finish (w, &op);
       break;
     }
@@ -370,6 +401,25 @@ single_thread_tests (World *w, SimSlabTestResult *out, GError **error)
         SimSlabTestRow *row = add_row (out, SIM_SLAB_TEST_ROW_PAIR, size);
         row->p1 = sim_slab_test_tsc (w->m, c1);
       }
+  if (w->opt->tests & SIM_SLAB_TEST_CACHE)
+    {
+      /* time_bench_kmem_cache1: kmem_cache_create("time_bench_kmem_cache1",
+       * 256, 0, SLAB_HWCACHE_ALIGN, NULL) outside the timed loop (set-up
+       * work, uncharged), then N alloc+free pairs. */
+      SimOp op;
+      sim_op_begin_uncharged (&op, w->mem, t->cpu, sim_engine_cpu_clock (w->eng, t->cpu));
+      SimCacheSpec cs = { .name = "time_bench_kmem_cache1",
+                          .object_size = SIM_SLAB_TEST_CACHE_SIZE,
+                          .flags = SIM_SLAB_HWCACHE_ALIGN };
+      w->cache = w->ops->cache_create (w->model, &op, &cs, error);
+      if (w->cache == SIM_CACHE_NONE)
+        return FALSE;
+      w->size = SIM_SLAB_TEST_CACHE_SIZE;
+      if (!run_loop (w, 1, STEP_CACHE_PAIR, FALSE, &c1, error))
+        return FALSE;
+      SimSlabTestRow *row = add_row (out, SIM_SLAB_TEST_ROW_CACHE_PAIR, SIM_SLAB_TEST_CACHE_SIZE);
+      row->p1 = sim_slab_test_tsc (w->m, c1);
+    }
   return thread_free_v (w, t, error);
 }
 
@@ -459,7 +509,7 @@ sim_slab_test_run (const char *spec_text, const SimSlabTestOptions *opt,
       w.thr[c].obj = g_new0 (SimAddr, opt->count);
     }
 
-  if ((opt->tests & (SIM_SLAB_TEST_REPEAT | SIM_SLAB_TEST_PAIR))
+  if ((opt->tests & (SIM_SLAB_TEST_REPEAT | SIM_SLAB_TEST_PAIR | SIM_SLAB_TEST_CACHE))
       && !single_thread_tests (&w, out, error))
     goto done;
   if (opt->tests & SIM_SLAB_TEST_CONCURRENT)

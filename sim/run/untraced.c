@@ -21,6 +21,7 @@ typedef struct {
 typedef struct {
   guint64 ptr;
   guint64 line;
+  guint64 index;             /* ordinal of its allocation event */
   guint64 ts;
   guint   cpu;
   gboolean rcu;              /* an mm maple tree node: kfree_rcu while its mm lives */
@@ -44,6 +45,8 @@ typedef struct {
   GHashTable *ended;         /* ptrs whose lifetime a page free or tree end closed */
   GPtrArray  *mms;           /* Mm *, owned */
   guint64     gp;
+  guint64     index;         /* ordinal of the event being read */
+  GArray     *ts;            /* guint64 timestamp of every event, by ordinal */
   SimUntracedSet *out;
 } Collect;
 
@@ -106,6 +109,20 @@ reveal (Collect *c, guint idx, const SimTraceEvent *ev, SimUntracedEvidence why)
     }
   else
     return;                /* the replay's implicit free handles it */
+  /* Where in the stream: before the first event later than its time
+   * (timestamps are in order in a trace; if not, the bounds still keep it
+   * inside its own lifetime), after its allocation, before the evidence. */
+  guint64 lo = l->index + 1, hi = c->index;
+  const guint64 *ts = (const guint64 *) (gpointer) c->ts->data;
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      if (ts[mid] > f.ts_ns)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  f.before_index = lo;
   g_array_append_val (c->out->frees, f);
 }
 
@@ -231,13 +248,14 @@ mm_for_node (Collect *c, SimTraceReader *r, const SimTraceEvent *ev)
 }
 
 static int
-by_time (gconstpointer a, gconstpointer b)
+by_place (gconstpointer a, gconstpointer b)
 {
   const SimUntracedFree *x = a, *y = b;
+  if (x->before_index != y->before_index)
+    return x->before_index < y->before_index ? -1 : 1;
   if (x->ts_ns != y->ts_ns)
     return x->ts_ns < y->ts_ns ? -1 : 1;
-  /* found order: the line of the allocation breaks ties stably enough
-   * for equal times (g_array_sort is not stable). */
+  /* g_array_sort is not stable: the order must not depend on it */
   if (x->alloc_line != y->alloc_line)
     return x->alloc_line < y->alloc_line ? -1 : 1;
   return 0;
@@ -260,14 +278,16 @@ sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_
     .rcu_cache = g_hash_table_new (g_direct_hash, g_direct_equal),
     .tasks = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free),
     .ended = g_hash_table_new (g_direct_hash, g_direct_equal),
+    .ts = g_array_new (FALSE, FALSE, sizeof (guint64)),
     .mms = g_ptr_array_new_with_free_func (mm_free),
     .gp = grace_period_ns,
     .out = out,
   };
   SimTraceEvent ev;
   GError *local = NULL;
-  while (sim_trace_reader_next (r, &ev, &local))
+  for (; sim_trace_reader_next (r, &ev, &local); c.index++)
     {
+      g_array_append_val (c.ts, ev.ts_ns);
       mm_event (&c, r, &ev);
       if (sim_trace_kind_is_slab_alloc (ev.kind))
         {
@@ -280,7 +300,7 @@ sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_
             reveal (&c, GPOINTER_TO_UINT (v) - 1, &ev, SIM_UNTRACED_BY_REUSE);
           if (sim_trace_internal_alloc_site (sim_trace_reader_string (r, ev.call_site_id)))
             continue;
-          Life l = { .ptr = ev.ptr, .line = ev.line, .ts = ev.ts_ns,
+          Life l = { .ptr = ev.ptr, .line = ev.line, .index = c.index, .ts = ev.ts_ns,
                      .cpu = ev.cpu >= 0 ? (guint) ev.cpu : 0,
                      .rcu = cache_is_rcu (&c, r, &ev), .live = TRUE };
           guint idx = c.lives->len;
@@ -346,6 +366,7 @@ sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_
   g_hash_table_destroy (c.rcu_cache);
   g_hash_table_destroy (c.tasks);
   g_hash_table_destroy (c.ended);
+  g_array_unref (c.ts);
   g_ptr_array_unref (c.mms);
   sim_trace_reader_free (r);
   if (local)
@@ -354,7 +375,7 @@ sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_
       sim_untraced_set_clear (out);
       return FALSE;
     }
-  g_array_sort (out->frees, by_time);
+  g_array_sort (out->frees, by_place);
   return TRUE;
 }
 

@@ -52,14 +52,17 @@ typedef enum {
 typedef struct {
   guint64 ts_ns;             /* when the replay makes the free */
   guint64 ptr;
-  guint64 alloc_line;        /* the allocation whose lifetime it ends */
+  guint64 alloc_line;        /* the allocation whose lifetime it ends (diagnostics) */
+  guint64 before_index;      /* made just before the event of this ordinal (from 0):
+                              * the first after its time, but after its allocation
+                              * and no later than the event that showed it */
   guint   cpu;
   SimUntracedKind kind;
   SimUntracedEvidence evidence;
 } SimUntracedFree;
 
 typedef struct {
-  GArray *frees;             /* SimUntracedFree, by (ts_ns, order found) */
+  GArray *frees;             /* SimUntracedFree, by before_index */
   guint64 by_reuse, by_page_free, by_mm_destroy;
   /* Of the lifetimes a page free or a tree's end closed: pointers later
    * allocated again (what a trace accountant then calls implicit), and

@@ -42,21 +42,25 @@ static gboolean
 read_recorded (SimValidation *v, const char *trace, gboolean lenient, GHashTable *internal,
                GError **error)
 {
-  g_autoptr (SimTraceReader) r = sim_trace_reader_open (trace, error);
-  if (r == NULL)
+  SimTraceStreamOptions so = { .lenient = lenient };
+  g_autoptr (SimTraceStream) st_ = sim_trace_stream_open (trace, &so, error);
+  if (st_ == NULL)
     return FALSE;
-  sim_trace_reader_set_lenient (r, lenient);
+  const SimTraceStrings *r = sim_trace_stream_strings (st_);
   v->rec = sim_decisions_new ();
-  SimTraceEvent ev;
+  const SimTraceEvent *evs;
+  guint nev;
   GError *local = NULL;
   char buf[64];
-  while (sim_trace_reader_next (r, &ev, &local))
+  while (sim_trace_stream_next (st_, &evs, &nev, &local))
+    for (guint i = 0; i < nev; i++)
     {
+      const SimTraceEvent ev = evs[i];
       sim_decisions_event (v->rec, r, &ev);
       if (ev.kind == SIM_TRACE_CACHE_ALLOC && ev.cache_id && ev.accounted >= 0)
         v->trace_618 = TRUE;
       if (sim_trace_kind_is_slab_alloc (ev.kind) && ev.ptr
-          && sim_trace_internal_alloc_site (sim_trace_reader_string (r, ev.call_site_id)))
+          && sim_trace_internal_alloc_site (sim_trace_strings_get (r, ev.call_site_id)))
         {
           const char *name = sim_decisions_cache_name (r, &ev, buf, sizeof buf);
           guint64 *n = g_hash_table_lookup (internal, name);
@@ -73,7 +77,7 @@ read_recorded (SimValidation *v, const char *trace, gboolean lenient, GHashTable
       g_propagate_error (error, local);
       return FALSE;
     }
-  const SimTraceStats *st = sim_trace_reader_stats (r);
+  const SimTraceStats *st = sim_trace_stream_stats (st_);
   v->has_pcp_drain_events = st->by_kind[SIM_TRACE_PAGE_PCPU_DRAIN] > 0;
   v->lost_events = st->lost_events;
   v->hashed_ptrs = st->hashed_ptrs;

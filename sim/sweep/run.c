@@ -2,7 +2,12 @@
  *
  * Each worker replays one point at a time with its own model, memory
  * system and trace reader; the machines are loaded once by the plan and
- * only read.  sim_replay_run keeps no state outside its arguments (the
+ * only read.  A trace that two or more points replay is decoded once per
+ * process, before the workers start, into slabsim's native format (a
+ * private temporary file, or the decoded-trace cache's entry); the points
+ * then read that, about 7x faster than the text, and it names the trace in
+ * every message.  Memory stays bounded by the workers: a decoded trace is
+ * on disk, not in RAM.  sim_replay_run keeps no state outside its arguments (the
  * allocator registry and the native reader's CRC table are initialised
  * under g_once), so points run in parallel give the bytes they give alone.
  *
@@ -16,6 +21,7 @@
 #include "sim/report/run-report.h"
 #include "sim/report/json-parse.h"
 #include "sim/core/json.h"
+#include "traces/stream.h"
 #include "slabsim-config.h"
 
 #include <errno.h>
@@ -117,6 +123,7 @@ typedef struct {
   const SimSweepPlan *plan;
   const SimSweepInputs *inputs;
   const char *dir;
+  GHashTable *decoded;          /* trace_path -> native file its points read */
   GMutex lock;
   GCond cond;
   guint done;
@@ -130,7 +137,8 @@ run_point (gpointer data, gpointer user_data)
   SimSweepPoint *p = data;
   RunState *st = user_data;
   SimReplayOptions opt = { .machine = g_ptr_array_index (st->plan->machines, p->machine),
-                           .mode = p->mode, .touch = p->touch };
+                           .mode = p->mode, .touch = p->touch,
+                           .read_path = g_hash_table_lookup (st->decoded, p->trace_path) };
   SimReplayResult res;
   GError *error = NULL;
   gboolean ok = sim_replay_run (p->trace_path, p->spec, &opt, &res, &error);
@@ -299,6 +307,67 @@ write_results (const SimSweepPlan *plan, const SimSweepInputs *in, const char *d
   return ok;
 }
 
+/* Decode each trace that two or more of @todo's points replay, once: into
+ * the decoded-trace cache when it is on, else into @tmpdir (made on first
+ * use).  A trace that does not decode is left to its points, which report
+ * its error as they would have.  Returns trace_path -> native path. */
+static GHashTable *
+decode_traces (GPtrArray *todo, const SimSweepRunOptions *opt, char **tmpdir)
+{
+  GHashTable *decoded = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr (GHashTable) uses = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < todo->len; i++)
+    {
+      const SimSweepPoint *p = g_ptr_array_index (todo, i);
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (uses, p->trace_path));
+      g_hash_table_insert (uses, p->trace_path, GUINT_TO_POINTER (n + 1));
+    }
+  for (guint i = 0; i < todo->len; i++)
+    {
+      const SimSweepPoint *p = g_ptr_array_index (todo, i);
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (uses, p->trace_path)) < 2
+          || g_hash_table_contains (decoded, p->trace_path))
+        continue;
+      char *nat = NULL;
+      if (opt->trace_cache)
+        nat = sim_trace_cache_prepare (p->trace_path, opt->trace_cache, opt->trace_cache_max,
+                                       FALSE, NULL);
+      else
+        {
+          if (*tmpdir == NULL)
+            *tmpdir = g_dir_make_tmp ("slabsim-sweep-XXXXXX", NULL);
+          if (*tmpdir)
+            {
+              g_autofree char *name = g_strdup_printf ("%u.slabtr",
+                                                       g_hash_table_size (decoded));
+              g_autofree char *dest = g_build_filename (*tmpdir, name, NULL);
+              nat = sim_trace_decode_to (p->trace_path, dest, NULL);
+            }
+        }
+      if (nat)
+        g_hash_table_insert (decoded, p->trace_path, nat);
+      else
+        /* not decodable: each point meets the trace's error itself */
+        g_hash_table_insert (uses, p->trace_path, GUINT_TO_POINTER (1));
+    }
+  return decoded;
+}
+
+static void
+remove_tmpdir (char *tmpdir, GHashTable *decoded)
+{
+  if (tmpdir == NULL)
+    return;
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, decoded);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    if (g_str_has_prefix (v, tmpdir))
+      g_unlink (v);
+  g_rmdir (tmpdir);
+  g_free (tmpdir);
+}
+
 gboolean
 sim_sweep_run (const SimSweepPlan *plan, const char *dir, SimSweepRunOptions *opt,
                GError **error)
@@ -337,7 +406,10 @@ sim_sweep_run (const SimSweepPlan *plan, const char *dir, SimSweepRunOptions *op
         }
     }
 
-  RunState st = { .plan = plan, .inputs = inputs, .dir = dir };
+  char *tmpdir = NULL;
+  RunState st = { .plan = plan, .inputs = inputs, .dir = dir,
+                  .decoded = decode_traces (todo, opt, &tmpdir) };
+  opt->decoded = g_hash_table_size (st.decoded);
   g_mutex_init (&st.lock);
   g_cond_init (&st.cond);
   if (todo->len > 0)
@@ -369,6 +441,8 @@ sim_sweep_run (const SimSweepPlan *plan, const char *dir, SimSweepRunOptions *op
     }
   opt->ran = todo->len - st.failed;
   opt->failed = st.failed;
+  remove_tmpdir (tmpdir, st.decoded);
+  g_hash_table_unref (st.decoded);
   g_ptr_array_unref (todo);
   g_mutex_clear (&st.lock);
   g_cond_clear (&st.cond);

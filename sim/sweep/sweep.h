@@ -87,7 +87,12 @@ typedef struct {
   guint shard, n_shards;         /* points with index % n_shards == shard */
   SimSweepProgress progress;     /* may be NULL */
   gpointer progress_data;
+  /* The decoded-trace cache (traces/stream.h): NULL = a private
+   * decoded copy per trace, removed at the end. */
+  const char *trace_cache;
+  guint64 trace_cache_max;
   guint ran, skipped, failed;    /* out */
+  guint decoded;                 /* out: traces decoded for the points */
 } SimSweepRunOptions;
 
 /* Run the points of @plan selected by @opt into @dir (created).  Points

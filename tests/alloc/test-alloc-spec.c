@@ -191,6 +191,31 @@ test_slub_param_values (void **state)
   assert_false (cfg.nomerge);
 }
 
+/* HZ by era: what an x86-64 defconfig of each modelled era sets
+ * (arch/x86_64/defconfig CONFIG_HZ_250 up to 2.6.23, x86_64_defconfig
+ * CONFIG_HZ_1000 after the merge). */
+static void
+test_kernel_hz (void **state)
+{
+  (void) state;
+  assert_int_equal (sim_kernel_hz ("2.6.23"), 250);
+  assert_int_equal (sim_kernel_hz ("2.6.22.19"), 250);
+  assert_int_equal (sim_kernel_hz ("2.6.31-slqb"), 1000);
+  assert_int_equal (sim_kernel_hz ("2.6.33"), 1000);
+  assert_int_equal (sim_kernel_hz ("2.6.34"), 1000);
+  assert_int_equal (sim_kernel_hz ("6.18"), 1000);
+  assert_int_equal (sim_kernel_hz ("7.x"), 1000);
+  assert_int_equal (sim_kernel_hz (NULL), 1000);
+  guint hz = 0;
+  SimAllocParam ok = { (char *) "hz", (char *) "300" }, bad = { (char *) "hz", (char *) "200" };
+  assert_true (sim_alloc_param_hz (&ok, &hz, NULL));
+  assert_int_equal (hz, 300);
+  g_autoptr (GError) error = NULL;
+  assert_false (sim_alloc_param_hz (&bad, &hz, &error));
+  tu_assert_contains (error->message, "100, 250, 300 or 1000");
+  assert_int_equal (hz, 300);
+}
+
 int
 main (void)
 {
@@ -203,6 +228,7 @@ main (void)
     cmocka_unit_test (test_slub_unknown_era),
     cmocka_unit_test (test_slub_unknown_param),
     cmocka_unit_test (test_slub_param_values),
+    cmocka_unit_test (test_kernel_hz),
   };
   return cmocka_run_group_tests_name ("alloc-spec", tests, NULL, NULL);
 }

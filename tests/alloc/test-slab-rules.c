@@ -343,6 +343,7 @@ test_node_reap_frees_slabs (void **state)
   SimSlabNodeInfo n = node_info (f, id, 0);
   assert_true (n.free_touched);
   guint64 cpj = sim_slab_cycles_per_jiffy (f->slab);
+  guint64 hz = sim_slab_hz (f->slab);
   /* Before next_reap: nothing happens to the lists. */
   sim_slab_reap (f->slab, on_at (f, 0, (n.next_reap - 1) * cpj));
   assert_int_equal (node_info (f, id, 0).free, 10);
@@ -352,8 +353,8 @@ test_node_reap_frees_slabs (void **state)
   n = node_info (f, id, 0);
   assert_false (n.free_touched);
   assert_int_equal (n.free, 10);
-  assert_true (n.next_reap >= t1 / cpj + 4 * 250);
-  sim_slab_reap (f->slab, on_at (f, 0, t1 + 1000 * cpj));
+  assert_true (n.next_reap >= t1 / cpj + 4 * hz);
+  sim_slab_reap (f->slab, on_at (f, 0, t1 + 4 * hz * cpj));
   assert_int_equal (node_info (f, id, 0).free, 10 - (10 + 5 - 1) / 5);
   assert_int_equal (info (f, id).stat[SIM_SLAB_REAPED], 2);
   tu_world_check (&f->w);
@@ -593,7 +594,7 @@ test_params (void **state)
   assert_int_equal (in.shared, 0);
   const SimAllocOps *ops = sim_alloc_slab_ops ();
   g_autofree char *p = ops->params (f->slab);
-  assert_string_equal (p, "slab_stats=0,limit=30,shared=2,slabinfo=size-64:10:5:1;tp:7:3:0");
+  assert_string_equal (p, "slab_stats=0,hz=1000,limit=30,shared=2,slabinfo=size-64:10:5:1;tp:7:3:0");
   fix_free (f);
 
   static const struct { const char *spec; const char *needle; } bad[] = {
@@ -654,25 +655,30 @@ test_checker_catches_corruption (void **state)
 
 /* With an engine, cache_reap runs as events: every CPU's first run comes
  * at 1 s minus 3 jiffies per CPU number, the next ones 2 s apart; freeing
- * the model cancels them. */
+ * the model cancels them.  Jiffies tick at the era's HZ (x86-64 defconfig:
+ * 1000 for 2.6.34, 250 for 2.6.23) unless hz= says otherwise. */
 static void
-test_reap_timer_on_engine (void **state)
+check_reap_timer (const char *spec, guint hz, guint64 first)
 {
-  (void) state;
-  Fix *f = fix_new_full ("slab", NULL, TRUE);
+  Fix *f = fix_new_full (spec, NULL, TRUE);
+  assert_int_equal (sim_slab_hz (f->slab), hz);
   assert_int_equal (sim_engine_pending (f->w.eng), f->w.machine->n_cpus);
   guint64 cpj = sim_slab_cycles_per_jiffy (f->slab);
-  assert_int_equal (cpj, 11720000);             /* 2.93 GHz / HZ 250 */
-  assert_int_equal (sim_engine_next_time (f->w.eng), (250 - 3 * 15) * cpj);
+  assert_int_equal (cpj, (guint64) (2.93e9 / hz + 0.5));     /* 2.93 GHz */
+  assert_int_equal (sim_engine_next_time (f->w.eng), first * cpj);
   SimCacheId id = cache (f, "te", 64, 0);
   SimAddr o;
   tu_world_alloc_n (&f->w, id, 0, &o, 1);
   assert_int_equal (cpu_array (f, id, 0).touched, 1);
-  sim_engine_run (f->w.eng, 250 * cpj);           /* cpu 0's first reap */
+  sim_engine_run (f->w.eng, hz * cpj - 1);        /* before cpu 0's first reap */
+  assert_int_equal (cpu_array (f, id, 0).touched, 1);
+  sim_engine_run (f->w.eng, hz * cpj);            /* cpu 0's first reap, at 1 s */
   assert_int_equal (cpu_array (f, id, 0).touched, 0);
   assert_int_equal (cpu_array (f, id, 0).avail, 15);
-  assert_true (sim_engine_cpu_clock (f->w.eng, 0) > 250 * cpj);
-  sim_engine_run (f->w.eng, 750 * cpj);           /* the one at 3 s */
+  assert_true (sim_engine_cpu_clock (f->w.eng, 0) > hz * cpj);
+  sim_engine_run (f->w.eng, 3 * hz * cpj - 1);
+  assert_int_equal (cpu_array (f, id, 0).avail, 15);
+  sim_engine_run (f->w.eng, 3 * hz * cpj);        /* the one at 3 s */
   assert_int_equal (cpu_array (f, id, 0).avail, 7);
   assert_int_equal (sim_engine_pending (f->w.eng), f->w.machine->n_cpus);
   tu_world_check (&f->w);
@@ -680,6 +686,44 @@ test_reap_timer_on_engine (void **state)
   f->slab = NULL;
   assert_int_equal (sim_engine_pending (f->w.eng), 0);
   fix_free (f);
+}
+
+static void
+test_reap_timer_on_engine (void **state)
+{
+  (void) state;
+  /* The first to run is the last of 16 CPUs, a second less 3 * 15
+   * jiffies ... */
+  check_reap_timer ("slab", 1000, 1000 - 45);
+  check_reap_timer ("slab@2.6.34", 1000, 1000 - 45);
+  check_reap_timer ("slab@2.6.23", 250, 250 - 45);
+  check_reap_timer ("slab@2.6.34:hz=250", 250, 250 - 45);
+  check_reap_timer ("slab:hz=300", 300, 300 - 45);
+  /* ... except at HZ 100, where __round_jiffies rounds down only within
+   * HZ/4 = 25 jiffies of the second: CPU 8 (100 + 24 -> 100, less 24)
+   * comes first at 76, CPUs 9-15 round up. */
+  check_reap_timer ("slab@2.6.23:hz=100", 100, 76);
+}
+
+/* hz= takes only what kernel/Kconfig.hz offers, with an error that says
+ * so; the model is not made. */
+static void
+test_hz_validated (void **state)
+{
+  (void) state;
+  const char *bad[] = { "slab:hz=200", "slab:hz=0", "slab:hz", "slab:hz=1k", "slab@2.6.23:hz=1001" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      TuWorld w;
+      tu_world_init (&w, bad[i], NULL, 0, FALSE);
+      SimSlab *m = sim_slab_new (w.spec, &w.env, &error);
+      assert_null (m);
+      assert_non_null (error);
+      g_printerr ("%s: %s\n", bad[i], error->message);
+      assert_non_null (strstr (error->message, "\"hz\""));
+      tu_world_clear (&w);
+    }
 }
 
 /* A non-NUMA machine: one node, no alien arrays, every CPU refills from
@@ -893,6 +937,47 @@ test_stats_cost (void **state)
 }
 
 /* Same inputs, same cycles: a mixed workload run twice. */
+/* kmem_cache_free against kfree (mm/slab.c): kfree finds the cache with
+ * virt_to_cache (struct page), and so does 2.6.23's kmem_cache_free, for
+ * its BUG_ON(virt_to_cache(objp) != cachep); 2.6.34's kmem_cache_free is
+ * handed the cache and reads no struct page.  An array hit on the
+ * allocating CPU, so only the entry path differs: in instructions, the
+ * table's kfree row (17 in both eras), and in struct page reads. */
+static void
+free_path (const char *spec, gboolean use_kfree, guint64 *n_instr, guint32 *accesses)
+{
+  Fix *f = fix_new (spec);
+  SimCacheId id = cache (f, "tk", 128, SIM_SLAB_HWCACHE_ALIGN);
+  SimAddr a, b;
+  tu_world_alloc_n (&f->w, id, 0, &a, 1);
+  tu_world_alloc_n (&f->w, id, 0, &b, 1);
+  SimOp *op = on (f, 0);
+  assert_true (use_kfree ? sim_slab_free (f->slab, op, a) : sim_slab_cache_free (f->slab, op, a));
+  *n_instr = op->cost.n_instr;
+  *accesses = op->cost.accesses;
+  assert_int_equal (cpu_array (f, id, 0).avail, 15);   /* refill 16, two out, one back */
+  tu_world_check (&f->w);
+  fix_free (f);
+}
+
+static void
+test_kmem_cache_free_check (void **state)
+{
+  (void) state;
+  guint64 i34c, i34k, i23c, i23k;
+  guint32 a34c, a34k, a23c, a23k;
+  free_path ("slab@2.6.34", FALSE, &i34c, &a34c);
+  free_path ("slab@2.6.34", TRUE, &i34k, &a34k);
+  free_path ("slab@2.6.23", FALSE, &i23c, &a23c);
+  free_path ("slab@2.6.23", TRUE, &i23k, &a23k);
+  g_printerr ("instructions kmem_cache_free/kfree: 2.6.34 %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+              ", 2.6.23 %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "\n", i34c, i34k, i23c, i23k);
+  assert_int_equal (i34k, i34c + 17);
+  assert_int_equal (a34k, a34c + 2);               /* page flags, page->lru */
+  assert_int_equal (i23k, i23c);                   /* the BUG_ON's virt_to_cache */
+  assert_int_equal (a23k, a23c);
+}
+
 static guint64
 workload_cycles (void)
 {
@@ -1000,6 +1085,8 @@ main (void)
     cmocka_unit_test (test_params),
     cmocka_unit_test (test_checker_catches_corruption),
     cmocka_unit_test (test_reap_timer_on_engine),
+    cmocka_unit_test (test_hz_validated),
+    cmocka_unit_test (test_kmem_cache_free_check),
     cmocka_unit_test (test_single_node),
     cmocka_unit_test (test_gfp_zero),
     cmocka_unit_test (test_report_rows),

@@ -408,6 +408,27 @@ test_trim_worker_events (void **state)
   fix_free (f);
 }
 
+/* The trim timers' skew is 3 jiffies per CPU: at the era's HZ (2.6.31's
+ * x86-64 defconfig: 1000) the last of 16 CPUs starts 45 ms before the
+ * second, at hz=100 450 ms. */
+static void
+test_trim_timer_hz (void **state)
+{
+  (void) state;
+  const struct { const char *spec; guint hz; } cases[] = {
+    { "slqb", 1000 }, { "slqb:hz=100", 100 }, { "slqb:hz=250", 250 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Fix *f = fix_new_full (cases[i].spec, NULL, TRUE);
+      guint64 sec = (guint64) (f->w.machine->frequency_ghz * 1e9 + 0.5);
+      guint n = f->w.machine->n_cpus;
+      assert_int_equal (sim_engine_next_time (f->w.eng),
+                        sec - 3 * (guint64) (n - 1) * sec / cases[i].hz);
+      fix_free (f);
+    }
+}
+
 /* Node-specific allocation for another node goes through that node's
  * list (__remote_slab_alloc): a new page there lands on the node list. */
 static void
@@ -551,6 +572,8 @@ test_parameters (void **state)
   expect_error ("slqb:slqb_min_order=11", SIM_CONFIG_ERROR, "slqb_min_order");
   expect_error ("slqb:hiwater=x", SIM_CONFIG_ERROR, "hiwater");
   expect_error ("slqb:slqb_min_objects=5000", SIM_CONFIG_ERROR, "kmalloc-1024");
+  expect_error ("slqb:hz=500", SIM_CONFIG_ERROR, "Kconfig.hz");
+  expect_error ("slqb:hz", SIM_CONFIG_ERROR, "hz");
 
   const SimAllocOps *ops = sim_alloc_model_lookup ("slqb");
   assert_non_null (ops);
@@ -558,7 +581,7 @@ test_parameters (void **state)
   Fix *f = fix_new ("slqb@2.6.31-slqb:hiwater=100,freebatch=10,slqb_min_order=1", FALSE);
   char *p = ops->params (f->slqb);
   assert_string_equal (p, "slqb_min_order=1,slqb_min_objects=1,hiwater=100,freebatch=10,"
-                          "slqb_stats=0");
+                          "slqb_stats=0,hz=1000");
   g_free (p);
   SimCacheId id = cache (f, "test_256", 256, SIM_SLAB_HWCACHE_ALIGN);
   SimSlqbCacheInfo in = info (f, id);
@@ -742,6 +765,7 @@ main (void)
     cmocka_unit_test (test_claim_past_hiwater_flushes),
     cmocka_unit_test (test_flush_sends_foreign_objects_remote),
     cmocka_unit_test (test_trim_worker_events),
+    cmocka_unit_test (test_trim_timer_hz),
     cmocka_unit_test (test_node_specific_alloc),
     cmocka_unit_test (test_colouring),
     cmocka_unit_test (test_kmalloc_classes),

@@ -22,7 +22,12 @@
   "memory: {numa: false, node_size: 1G, local_latency: 100, remote_latency: 100}\n"
 
 #define CORE                                                                  \
-  "core:\n  cpi: 0.5\n  fill_buffers: 4\n  store_buffer: 8\n"                 \
+  "core:\n  cpi: 0.5\n  width: 2\n  fill_buffers: 4\n  store_buffer: 8\n"                 \
+  "  costs: {lock_cmpxchg: 16, irq_save: 6, irq_restore: 20, call: 3, cmpxchg16b: 10}\n"
+
+/* The same core out of order: a reorder window of 8 instructions. */
+#define CORE_OOO                                                              \
+  "core:\n  cpi: 0.5\n  width: 2\n  rob: 8\n  fill_buffers: 4\n  store_buffer: 8\n" \
   "  costs: {lock_cmpxchg: 16, irq_save: 6, irq_restore: 20, call: 3, cmpxchg16b: 10}\n"
 
 typedef struct {
@@ -193,6 +198,84 @@ test_instruction_costs (void **state)
   box_free (&b);
 }
 
+/* Out of order: a used value stalls dispatch only when the reorder window
+ * is full behind it. */
+static void
+test_window (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE_OOO);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 0);
+  SimTok a = sim_op_load (&op, LINE (0), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_use (&op, a);
+  assert_int_equal (op.t, 0);                     /* no wait at the use */
+  /* 8 instructions (4 cycles) fit in the window; the 9th waits for the
+   * miss (ready at 100), it and the 11 after it take 6 cycles. */
+  sim_op_instr (&op, 20);
+  assert_int_equal (op.t, 106);
+  assert_int_equal (op.cost.instr, 10);
+  assert_int_equal (op.cost.mem_cycles, 96);
+  assert_int_equal (sim_op_cycles (&op), 106);
+  box_free (&b);
+}
+
+/* One call's miss overlaps the next call's work on the same CPU; the
+ * next call pays only what its window cannot hide. */
+static void
+test_across_calls (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE_OOO);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 0);
+  sim_op_use (&op, sim_op_load (&op, LINE (0), 8, SIM_MEM_OTHER, SIM_TOK_NOW));
+  assert_int_equal (sim_op_cycles (&op), 0);      /* the call ends with the miss in flight */
+  SimTime end = op.t;
+  sim_op_begin (&op, b.mem, 0, end);
+  sim_op_instr (&op, 6);                          /* inside the window: 3 cycles */
+  assert_int_equal (sim_op_cycles (&op), 3);
+  sim_op_retire (&op);                            /* a serialising point waits for it */
+  assert_int_equal (op.t, 100);
+  /* An op on another timeline (earlier than this CPU got to) starts with
+   * nothing in flight. */
+  sim_op_begin (&op, b.mem, 0, 0);
+  SimTok h = sim_op_load (&op, LINE (0), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (h, 4);
+  box_free (&b);
+}
+
+/* A load of a buffered store's address gets the store's data: the
+ * freelist head written by one call and read by the next is a chain. */
+static void
+test_store_forwarding (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE_OOO);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 0);
+  sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW);     /* line cached */
+  sim_op_retire (&op);
+  SimTime t0 = op.t;
+  /* The store's data is ready 50 cycles on (the end of a chain). */
+  sim_op_store (&op, LINE (5), 8, SIM_MEM_CPU_SLAB, t0 + 50);
+  SimTok r = sim_op_load (&op, LINE (5), 8, SIM_MEM_CPU_SLAB, SIM_TOK_NOW);
+  assert_int_equal (r, t0 + 50 + 4);
+  /* Another word of the line is not forwarded: a plain hit. */
+  SimTok o = sim_op_load (&op, LINE (5) + 8, 8, SIM_MEM_CPU_SLAB, SIM_TOK_NOW);
+  assert_int_equal (o, op.t + 4);
+  /* cmpxchg16b out of order: its result is ready its cost after its old
+   * value; dispatch goes on (one slot). */
+  SimTime t1 = op.t;
+  SimTok x = sim_op_rmw_local (&op, LINE (5), 16, SIM_MEM_CPU_SLAB, SIM_X_CMPXCHG16B, r);
+  assert_int_equal (x, t0 + 50 + 4 + 4 + 10);
+  assert_true (op.t <= t1 + 1);
+  /* and the next load of the word sees the cmpxchg's store. */
+  SimTok y = sim_op_load (&op, LINE (5), 8, SIM_MEM_CPU_SLAB, SIM_TOK_NOW);
+  assert_int_equal (y, x + 4);
+  box_free (&b);
+}
+
 /* The core: section's checks name file, line and column. */
 static void
 test_core_errors (void **state)
@@ -205,6 +288,9 @@ test_core_errors (void **state)
     { "core: {store_buffer: 1000}\n", "core.store_buffer" },
     { "core: {costs: {lock_cmpxchgg: 3}}\n", "did you mean \"lock_cmpxchg\"" },
     { "core: {cpu: 1}\n", "unknown key \"cpu\" (did you mean \"cpi\"?)" },
+    { "core: {cpi: 0.2, width: 4}\n", "t.yaml:8:13: core.cpi: cpi 0.200 is below 1/width (width 4)" },
+    { "core: {width: 0}\n", "core.width" },
+    { "core: {rob: 5000}\n", "core.rob" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -246,6 +332,8 @@ test_bundled_have_core (void **state)
       assert_null (err);
       assert_true (m->core.fill_buffers > 1);
       assert_true (m->core.store_buffer > 1);
+      assert_true (m->core.width > 1);
+      assert_true (m->core.rob > 1);
       assert_true (m->core.cost[SIM_X_LOCK_CMPXCHG] > 0);
       assert_true (m->core.cost[SIM_X_IRQ_RESTORE] > 0);
       sim_machine_free (m);
@@ -261,6 +349,9 @@ main (void)
     cmocka_unit_test (test_fill_buffers),
     cmocka_unit_test (test_store_buffer),
     cmocka_unit_test (test_instruction_costs),
+    cmocka_unit_test (test_window),
+    cmocka_unit_test (test_across_calls),
+    cmocka_unit_test (test_store_forwarding),
     cmocka_unit_test (test_core_errors),
     cmocka_unit_test (test_bundled_have_core),
   };

@@ -41,12 +41,18 @@ check_kbuild (const char *kernel)
   assert_true (pu > pa);
 
   /* Without the caller's touches SLAB's object misses go, SLUB's free
-   * pointer misses stay: the gap widens. */
+   * pointer misses stay.  The page said the cycle gap widens; that was the
+   * serial model's output, not the seed's, and under the out-of-order
+   * timing model (misses nothing waits for overlap within and across
+   * calls) it narrows on the 2.6.29 format (1.74x -> 1.67x): printed, not
+   * asserted, until the case study is retaken on the final model.  What
+   * still holds is the misses' side: SLUB's free-pointer misses do not
+   * fall without the touches. */
   g_autofree char *slab0 = cu_run (trace, "core2-quad", "none", "slab");
   g_autofree char *slub0 = cu_run (trace, "core2-quad", "none", "slub@2.6.34");
   double a0 = cu_cycles (slab0), u0 = cu_cycles (slub0);
   g_printerr ("  touch none: slab %.0f, slub %.0f (%.2fx)\n", a0, u0, u0 / a0);
-  assert_true (u0 / a0 > u / a);
+  assert_true (cu_l1_of (slub0, "freeptr") >= fu);
   g_unlink (trace);
 }
 

@@ -83,7 +83,15 @@ run_on (const char *const *args, const char *path)
       fail ();
     }
   g_auto (GStrv) pieces = g_strsplit (out, path, -1);
-  return g_strjoinv ("TRACE", pieces);
+  g_autofree char *joined = g_strjoinv ("TRACE", pieces);
+  /* run's provenance hashes the file's bytes, which the re-compression
+   * changes on purpose: every other byte must agree. */
+  g_auto (GStrv) lines = g_strsplit (joined, "\n", -1);
+  GString *kept = g_string_new (NULL);
+  for (guint i = 0; lines[i]; i++)
+    if (!strstr (lines[i], "\"trace_sha256\"") && !strstr (lines[i], "\"trace_bytes\""))
+      g_string_append_printf (kept, "%s\n", lines[i]);
+  return g_string_free (kept, FALSE);
 }
 
 static void
@@ -195,6 +203,43 @@ test_stream (void **state)
   g_clear_error (&error);
 }
 
+/* Bad data and a bad check value are errors with GIO's words, whichever
+ * inflater the build uses (ISA-L or zlib, sim/core/gzip-input.c). */
+static void
+test_stream_corrupt (void **state)
+{
+  (void) state;
+  GString *text = g_string_new (NULL);
+  for (guint i = 0; i < 3000; i++)
+    g_string_append_printf (text, "line %u of some text\n", i * 7919u);
+  g_autoptr (GByteArray) a = g_byte_array_new ();
+  gzip_append (a, text->str, text->len);
+  guint members = 0;
+  GError *error = NULL;
+
+  /* The CRC-32 in the trailer (the 8 bytes before the end: CRC, length). */
+  g_autoptr (GByteArray) crc = g_byte_array_new ();
+  g_byte_array_append (crc, a->data, a->len);
+  crc->data[crc->len - 8] ^= 0x55;
+  g_autoptr (GBytes) b1 = read_all (crc->data, crc->len, &members, &error);
+  assert_null (b1);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  tu_assert_contains (error->message, "Invalid compressed data");
+  g_clear_error (&error);
+
+  /* A block type that does not exist (BTYPE 11) in the first block header,
+   * right after the 10-byte gzip header. */
+  g_autoptr (GByteArray) blk = g_byte_array_new ();
+  g_byte_array_append (blk, a->data, a->len);
+  blk->data[10] |= 0x06;
+  g_autoptr (GBytes) b2 = read_all (blk->data, blk->len, &members, &error);
+  assert_null (b2);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  tu_assert_contains (error->message, "Invalid compressed data");
+  g_clear_error (&error);
+  g_string_free (text, TRUE);
+}
+
 int
 main (void)
 {
@@ -204,6 +249,7 @@ main (void)
     cmocka_unit_test (test_run),
     cmocka_unit_test (test_cachesim_din),
     cmocka_unit_test (test_stream),
+    cmocka_unit_test (test_stream_corrupt),
   };
   return cmocka_run_group_tests_name ("trace-gzip", tests, NULL, NULL);
 }

@@ -1,0 +1,505 @@
+/* stream.c - decode a trace once, in chunks; see stream.h.
+ *
+ * The strings table is two-level (pages of 4096 pointers under a fixed
+ * directory) so that appending never moves an entry another thread may be
+ * reading: the reader's own table (a GPtrArray) reallocates as it grows.
+ * Each chunk's new strings are copied from the reader once, after the
+ * chunk is decoded and before it is handed out.
+ */
+#include "traces/stream.h"
+#include "traces/native.h"
+#include "sim/core/errors.h"
+#include "sim/core/output.h"
+#include "slabsim-config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <utime.h>
+#include <glib/gstdio.h>
+
+#define PAGE_BITS 12
+#define PAGE_SIZE (1u << PAGE_BITS)
+#define DIR_SIZE  (1u << 16)      /* 268 M strings: far more than any trace holds */
+
+typedef struct {
+  const char *s;
+  guint32     len;
+} StrEntry;
+
+struct _SimTraceStrings {
+  StrEntry   *dir[DIR_SIZE];
+  guint32     n;
+  GStringChunk *chunk;
+};
+
+const char *
+sim_trace_strings_get (const SimTraceStrings *t, guint32 id)
+{
+  if (id == 0 || id > t->n)
+    return "";
+  return t->dir[(id - 1) >> PAGE_BITS][(id - 1) & (PAGE_SIZE - 1)].s;
+}
+
+guint32
+sim_trace_strings_len (const SimTraceStrings *t, guint32 id)
+{
+  if (id == 0 || id > t->n)
+    return 0;
+  return t->dir[(id - 1) >> PAGE_BITS][(id - 1) & (PAGE_SIZE - 1)].len;
+}
+
+guint32
+sim_trace_strings_count (const SimTraceStrings *t)
+{
+  return t->n;
+}
+
+static gboolean
+strings_append (SimTraceStrings *t, const char *s, gsize len)
+{
+  guint32 i = t->n;
+  if ((i >> PAGE_BITS) >= DIR_SIZE)
+    return FALSE;
+  if (t->dir[i >> PAGE_BITS] == NULL)
+    t->dir[i >> PAGE_BITS] = g_new0 (StrEntry, PAGE_SIZE);
+  StrEntry *e = &t->dir[i >> PAGE_BITS][i & (PAGE_SIZE - 1)];
+  e->s = g_string_chunk_insert_len (t->chunk, s, (gssize) len);
+  e->len = (guint32) len;
+  t->n = i + 1;
+  return TRUE;
+}
+
+/* ---- the stream ----------------------------------------------------------- */
+
+struct _SimTraceStream {
+  gint             ref;
+  SimTraceReader  *reader;
+  char            *name;
+  SimTraceFormat   format;
+  SimTraceStrings *strings;
+  SimTraceEvent   *buf[2];
+  guint            cur;
+  gboolean         done;
+  GError          *pending;      /* a trace error after the events handed out */
+  /* the decoded-trace cache */
+  gboolean         cached;       /* a hit: reading the cached native file */
+  char            *cache_dir, *cache_path;
+  guint64          cache_max;
+  SimOutput       *cache_out;    /* a miss: writing the native file */
+  GOutputStream   *cache_stream;
+  SimNativeWriter *writer;
+};
+
+static void
+cache_abandon (SimTraceStream *s)
+{
+  /* A cache entry that cannot be written is not an error of the run: the
+   * replay goes on, and the entry is left out (no partial file remains). */
+  g_clear_pointer (&s->writer, sim_native_writer_free);
+  g_clear_object (&s->cache_stream);
+  if (s->cache_out)
+    sim_output_abort (s->cache_out);
+  s->cache_out = NULL;
+}
+
+SimTraceStream *
+sim_trace_stream_ref (SimTraceStream *s)
+{
+  g_atomic_int_inc (&s->ref);
+  return s;
+}
+
+void
+sim_trace_stream_free (SimTraceStream *s)
+{
+  if (s == NULL || !g_atomic_int_dec_and_test (&s->ref))
+    return;
+  cache_abandon (s);
+  sim_trace_reader_free (s->reader);
+  g_free (s->name);
+  if (s->strings)
+    {
+      for (guint i = 0; i < DIR_SIZE && s->strings->dir[i]; i++)
+        g_free (s->strings->dir[i]);
+      g_string_chunk_free (s->strings->chunk);
+      g_free (s->strings);
+    }
+  g_free (s->buf[0]);
+  g_free (s->buf[1]);
+  g_clear_error (&s->pending);
+  g_free (s->cache_dir);
+  g_free (s->cache_path);
+  g_free (s);
+}
+
+char *
+sim_trace_file_sha256 (const char *path, GError **error)
+{
+  g_autoptr (GFile) f = g_file_new_for_commandline_arg (path);
+  GError *local = NULL;
+  g_autoptr (GFileInputStream) in = g_file_read (f, NULL, &local);
+  if (in == NULL)
+    {
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", path, local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree guchar *buf = g_malloc (1 << 20);
+  for (;;)
+    {
+      gssize n = g_input_stream_read (G_INPUT_STREAM (in), buf, 1 << 20, NULL, &local);
+      if (n < 0)
+        {
+          g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", path,
+                       local->message);
+          g_error_free (local);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      g_checksum_update (sum, buf, n);
+    }
+  return g_strdup (g_checksum_get_string (sum));
+}
+
+char *
+sim_trace_cache_default_dir (void)
+{
+  const char *d = g_getenv ("SLABSIM_TRACE_CACHE_DIR");
+  if (d && *d)
+    return g_strdup (d);
+  return g_build_filename (g_get_user_cache_dir (), "slabsim", "traces", NULL);
+}
+
+guint64
+sim_trace_cache_default_max (void)
+{
+  const char *m = g_getenv ("SLABSIM_TRACE_CACHE_MAX_MB");
+  guint64 mb;
+  if (m && g_ascii_string_to_unsigned (m, 10, 1, G_MAXUINT32, &mb, NULL))
+    return mb << 20;
+  return SIM_TRACE_CACHE_MAX_DEFAULT;
+}
+
+gboolean
+sim_trace_cache_env_enabled (void)
+{
+  const char *e = g_getenv ("SLABSIM_TRACE_CACHE");
+  return e && *e && strcmp (e, "0") != 0;
+}
+
+/* Mark a hit as recently used (the bound evicts by modification time). */
+static void
+cache_touch (const char *path)
+{
+  g_utime (path, NULL);
+}
+
+typedef struct {
+  char   *path;
+  gint64  mtime_ns;
+  guint64 size;
+} CacheFile;
+
+static gint
+cmp_cache_file (gconstpointer a, gconstpointer b)
+{
+  const CacheFile *x = a, *y = b;
+  if (x->mtime_ns != y->mtime_ns)
+    return x->mtime_ns < y->mtime_ns ? -1 : 1;
+  return strcmp (x->path, y->path);
+}
+
+/* Trim the cache to its bound, oldest entries first; @keep (just written)
+ * stays even when it alone exceeds the bound. */
+static void
+cache_trim (const char *dir, guint64 max, const char *keep)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return;
+  g_autoptr (GArray) files = g_array_new (FALSE, FALSE, sizeof (CacheFile));
+  guint64 total = 0;
+  const char *name;
+  while ((name = g_dir_read_name (d)))
+    {
+      if (!g_str_has_suffix (name, ".slabtr") || name[0] == '.')
+        continue;
+      char *path = g_build_filename (dir, name, NULL);
+      struct stat st;
+      if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+        {
+          g_free (path);
+          continue;
+        }
+      CacheFile f = { path, (gint64) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+                      (guint64) st.st_size };
+      total += f.size;
+      g_array_append_val (files, f);
+    }
+  g_array_sort (files, cmp_cache_file);
+  for (guint i = 0; i < files->len; i++)
+    {
+      CacheFile *f = &g_array_index (files, CacheFile, i);
+      if (total > max && strcmp (f->path, keep) != 0 && g_unlink (f->path) == 0)
+        total -= f->size;
+      g_free (f->path);
+    }
+}
+
+/* The cache entry's file name: what the events were decoded from and how. */
+static char *
+cache_key (const char *sha, gboolean lenient)
+{
+  return g_strdup_printf ("%s-n%d-%s%s.slabtr", sha, SIM_NATIVE_VERSION, SLABSIM_VERSION,
+                          lenient ? "-lenient" : "");
+}
+
+static gboolean
+open_cached (SimTraceStream *s, const char *path, const SimTraceStreamOptions *opt,
+             GError **error)
+{
+  g_autofree char *sha = sim_trace_file_sha256 (path, error);
+  if (sha == NULL)
+    return FALSE;
+  s->cache_dir = g_strdup (opt->cache_dir);
+  s->cache_max = opt->cache_max ? opt->cache_max : SIM_TRACE_CACHE_MAX_DEFAULT;
+  g_autofree char *key = cache_key (sha, opt->lenient);
+  s->cache_path = g_build_filename (opt->cache_dir, key, NULL);
+  if (g_file_test (s->cache_path, G_FILE_TEST_IS_REGULAR))
+    {
+      s->reader = sim_trace_reader_open (s->cache_path, error);
+      if (s->reader == NULL)
+        return FALSE;
+      if (sim_trace_reader_format (s->reader) != SIM_TRACE_FORMAT_NATIVE)
+        {
+          g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_FORMAT,
+                       "%s: the decoded-trace cache holds a file that is not a native trace "
+                       "(remove it)", s->cache_path);
+          return FALSE;
+        }
+      s->cached = TRUE;
+      s->format = sim_trace_reader_source_format (s->reader);
+      cache_touch (s->cache_path);
+      return TRUE;
+    }
+  s->reader = sim_trace_reader_open (path, error);
+  if (s->reader == NULL)
+    return FALSE;
+  if (sim_trace_reader_format (s->reader) == SIM_TRACE_FORMAT_NATIVE)
+    return TRUE;         /* already as fast as the cache would make it */
+  if (g_mkdir_with_parents (opt->cache_dir, 0777) != 0)
+    return TRUE;         /* no cache, but the replay goes on */
+  s->cache_out = sim_output_open (s->cache_path, NULL);
+  if (s->cache_out == NULL)
+    return TRUE;
+  s->cache_stream = g_buffered_output_stream_new_sized (sim_output_stream (s->cache_out),
+                                                        1 << 20);
+  s->writer = sim_native_writer_new (s->cache_stream, s->reader, NULL);
+  if (s->writer == NULL)
+    cache_abandon (s);
+  return TRUE;
+}
+
+SimTraceStream *
+sim_trace_stream_open (const char *path, const SimTraceStreamOptions *opt, GError **error)
+{
+  static const SimTraceStreamOptions none = { 0 };
+  if (opt == NULL)
+    opt = &none;
+  g_autoptr (SimTraceStream) s = g_new0 (SimTraceStream, 1);
+  s->ref = 1;
+  s->name = g_strdup (strcmp (path, "-") == 0 ? "(stdin)" : path);
+  s->strings = g_new0 (SimTraceStrings, 1);
+  s->strings->chunk = g_string_chunk_new (4096);
+  if (opt->read_path)
+    s->reader = sim_trace_reader_open (opt->read_path, error);
+  else if (opt->cache_dir && strcmp (path, "-") != 0)
+    {
+      if (!open_cached (s, path, opt, error))
+        return NULL;
+    }
+  else
+    s->reader = sim_trace_reader_open (path, error);
+  if (s->reader == NULL)
+    return NULL;
+  sim_trace_reader_set_lenient (s->reader, opt->lenient);
+  if (!s->cached)
+    s->format = opt->read_path ? sim_trace_reader_source_format (s->reader)
+                               : sim_trace_reader_format (s->reader);
+  s->buf[0] = g_new (SimTraceEvent, SIM_TRACE_CHUNK);
+  s->buf[1] = g_new (SimTraceEvent, SIM_TRACE_CHUNK);
+  return g_steal_pointer (&s);
+}
+
+static gboolean
+sync_strings (SimTraceStream *s, GError **error)
+{
+  guint32 n = sim_trace_reader_n_strings (s->reader);
+  for (guint32 id = s->strings->n + 1; id <= n; id++)
+    if (!strings_append (s->strings, sim_trace_reader_string (s->reader, id),
+                         sim_trace_reader_string_len (s->reader, id)))
+      {
+        g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                     "%s: more than %u distinct strings", s->name, DIR_SIZE * PAGE_SIZE);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static void
+cache_finish (SimTraceStream *s)
+{
+  if (s->writer == NULL)
+    return;
+  if (!sim_native_writer_finish (s->writer, NULL))
+    {
+      cache_abandon (s);
+      return;
+    }
+  g_clear_pointer (&s->writer, sim_native_writer_free);
+  g_clear_object (&s->cache_stream);
+  SimOutput *o = g_steal_pointer (&s->cache_out);
+  if (sim_output_commit (o, NULL))
+    cache_trim (s->cache_dir, s->cache_max, s->cache_path);
+}
+
+gboolean
+sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GError **error)
+{
+  if (s->pending)
+    {
+      g_propagate_error (error, g_steal_pointer (&s->pending));
+      s->done = TRUE;
+      return FALSE;
+    }
+  if (s->done)
+    return FALSE;
+  s->cur ^= 1;
+  SimTraceEvent *b = s->buf[s->cur];
+  guint k = 0;
+  GError *local = NULL;
+  while (k < SIM_TRACE_CHUNK && sim_trace_reader_next (s->reader, &b[k], &local))
+    k++;
+  GError *serr = NULL;
+  if (!sync_strings (s, &serr))
+    {
+      g_clear_error (&local);
+      local = serr;
+      k = 0;
+    }
+  if (s->writer)
+    {
+      for (guint i = 0; i < k; i++)
+        if (!sim_native_writer_add (s->writer, &b[i], NULL))
+          {
+            cache_abandon (s);
+            break;
+          }
+    }
+  if (local)
+    {
+      cache_abandon (s);        /* never cache a trace that did not read to its end */
+      if (k == 0)
+        {
+          g_propagate_error (error, local);
+          s->done = TRUE;
+          return FALSE;
+        }
+      s->pending = local;
+    }
+  else if (k < SIM_TRACE_CHUNK)
+    {
+      s->done = TRUE;
+      cache_finish (s);
+      if (k == 0)
+        return FALSE;
+    }
+  *ev = b;
+  *n = k;
+  return TRUE;
+}
+
+const SimTraceStrings *
+sim_trace_stream_strings (SimTraceStream *s)
+{
+  return s->strings;
+}
+
+const char *
+sim_trace_stream_name (SimTraceStream *s)
+{
+  return s->name;
+}
+
+const SimTraceStats *
+sim_trace_stream_stats (SimTraceStream *s)
+{
+  return sim_trace_reader_stats (s->reader);
+}
+
+SimTraceFormat
+sim_trace_stream_format (SimTraceStream *s)
+{
+  return s->format;
+}
+
+gboolean
+sim_trace_stream_cached (SimTraceStream *s)
+{
+  return s->cached;
+}
+
+char *
+sim_trace_decode_to (const char *trace, const char *dest, GError **error)
+{
+  {
+    g_autoptr (SimTraceReader) r = sim_trace_reader_open (trace, error);
+    if (r == NULL)
+      return NULL;
+    if (sim_trace_reader_format (r) == SIM_TRACE_FORMAT_NATIVE)
+      return g_strdup (trace);
+  }
+  if (!sim_native_convert (trace, dest, FALSE, NULL, error))
+    return NULL;
+  return g_strdup (dest);
+}
+
+char *
+sim_trace_cache_prepare (const char *trace, const char *dir, guint64 max, gboolean lenient,
+                         GError **error)
+{
+  {
+    g_autoptr (SimTraceReader) r = sim_trace_reader_open (trace, error);
+    if (r == NULL)
+      return NULL;
+    if (sim_trace_reader_format (r) == SIM_TRACE_FORMAT_NATIVE)
+      return g_strdup (trace);
+  }
+  g_autofree char *sha = sim_trace_file_sha256 (trace, error);
+  if (sha == NULL)
+    return NULL;
+  g_autofree char *key = cache_key (sha, lenient);
+  char *path = g_build_filename (dir, key, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      cache_touch (path);
+      return path;
+    }
+  if (g_mkdir_with_parents (dir, 0777) != 0)
+    {
+      int e = errno;
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", dir, g_strerror (e));
+      g_free (path);
+      return NULL;
+    }
+  if (!sim_native_convert (trace, path, lenient, NULL, error))
+    {
+      g_free (path);
+      return NULL;
+    }
+  cache_trim (dir, max ? max : SIM_TRACE_CACHE_MAX_DEFAULT, path);
+  return path;
+}
