@@ -180,11 +180,11 @@ check_sheaves (const SimSlub *m, const SlubCache *s, GHashTable *in_sheaf, guint
   for (guint n = 0; n < m->n_nodes; n++)
     {
       const Barn *b = &s->barn[n];
-      if (b->full.length > MAX_FULL_SHEAVES)
+      if (b->full.length > m->p.barn_max_full)
         {
           g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
-                       "%s: node %u barn holds %u full sheaves (at most %d)", s->name, n,
-                       b->full.length, MAX_FULL_SHEAVES);
+                       "%s: node %u barn holds %u full sheaves (at most %u)", s->name, n,
+                       b->full.length, m->p.barn_max_full);
           return FALSE;
         }
       for (const GList *l = b->full.head; l; l = l->next)

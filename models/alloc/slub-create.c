@@ -28,6 +28,9 @@ display_name (SimSlub *m, const SimSlubCache *sc)
   return g_strdup (sc->name);
 }
 
+static gboolean give_sheaves (SimSlub *m, SimOp *op, SlubCache *s, guint sheaf_capacity,
+                              GError **error);
+
 /* Place the kernel structures of a new cache: kmem_cache on node 0,
  * kmem_cache_node on each node, kmem_cache_cpu in each CPU's per-CPU
  * area (its node's static area). */
@@ -51,7 +54,7 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
   s->aliases = g_ptr_array_new_with_free_func (g_free);
   s->flags = sc->geo.flags;
 
-  guint kc_size = m->era->kmem_cache_size + 8 * m->n_nodes
+  guint kc_size = m->era->kmem_cache_size + (m->era->sheaves_all ? 16 : 8) * m->n_nodes
                   + (m->era->cpu_ptr_array ? 8 * m->env.n_cpus : 0);
   const SlubEra *e = m->era;
   if ((e->pcpu_layout == PCPU_STATIC_ARRAY || e->pcpu_layout == PCPU_KMALLOC_STATIC)
@@ -78,7 +81,8 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
         s->node[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
       sim_lock_init (&s->node[n].list_lock, "list_lock");
     }
-  guint n_stats = e->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS
+  guint n_stats = e->sheaves_all ? slub_n_stats_7
+                  : e->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS
                   : e->pcpu_layout != PCPU_PACKED ? CLASSIC_2_6_N_STATS
                   : SIM_SLUB_N_CLASSIC_STATS;
   /* stat[] is in kmem_cache_cpu only in a CONFIG_SLUB_STATS build. */
@@ -146,46 +150,19 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
     }
   /* kmem_cache_open writes the structure. */
   sim_op_touch_range (op, s->addr, kc_size, SIM_ACC_WRITE, SIM_MEM_CACHE_META);
-  if (sheaf_capacity > 0)
+  /* 7.x: every cache's capacity by calculate_sheaf_capacity, the
+   * argument being kmem_cache_args.sheaf_capacity; the kmalloc caches
+   * get theirs after bootstrap (bootstrap_kmalloc_sheaves). */
+  if (e->sheaves_all)
+    sheaf_capacity = kmalloc_index >= 0 ? 0 : slub_sheaf_capacity_7 (m, s, sheaf_capacity);
+  if (sheaf_capacity > 0 && !give_sheaves (m, op, s, sheaf_capacity, error))
     {
-      /* init_kmem_cache_nodes gives each node a barn; init_percpu_sheaves
-       * an empty main sheaf to each CPU, all kzalloc'ed on the creating
-       * CPU. */
-      s->sheaf_capacity = sheaf_capacity;
-      s->barn = g_new0 (Barn, m->n_nodes);
-      for (guint n = 0; n < m->n_nodes; n++)
-        {
-          s->barn[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
-          sim_lock_init (&s->barn[n].lock, "barn_lock");
-          g_queue_init (&s->barn[n].full);
-          g_queue_init (&s->barn[n].empty);
-          sim_op_touch_range (op, s->barn[n].addr, 64, SIM_ACC_WRITE, SIM_MEM_CACHE_META);
-        }
-      s->pcs = g_new0 (Pcs, m->env.n_cpus);
-      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
-        s->pcs[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu),
-                                                  PCS_SIZE, 8);
-      for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
-        {
-          s->pcs[cpu].main = alloc_empty_sheaf (m, op, s, SIM_GFP_WAIT);
-          if (s->pcs[cpu].main == NULL)
-            {
-              g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
-                           "simulated memory exhausted allocating the sheaves of %s; the "
-                           "machine's memory per node is too small", s->name);
-              for (guint j = 0; j < cpu; j++)
-                free_empty_sheaf (m, op, s, s->pcs[j].main);
-              g_free (s->pcs);
-              g_free (s->barn);
-              g_free (s->cpu);
-              g_free (s->node);
-              g_ptr_array_unref (s->aliases);
-              g_free (s->name);
-              g_free (s);
-              return NULL;
-            }
-          sim_op_write (op, s->pcs[cpu].addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
-        }
+      g_free (s->cpu);
+      g_free (s->node);
+      g_ptr_array_unref (s->aliases);
+      g_free (s->name);
+      g_free (s);
+      return NULL;
     }
   s->id = m->caches->len;
   g_ptr_array_add (m->caches, s);
@@ -194,11 +171,73 @@ model_cache_new (SimSlub *m, SimOp *op, SimSlubCache *sc, guint sheaf_capacity,
   return s;
 }
 
+/* init_kmem_cache_nodes' barns and init_percpu_sheaves' empty main
+ * sheaves, kzalloc'ed on the creating CPU.  6.18 places each barn in its
+ * node's static area; 7.x kmalloc_node()s it as the kernel does. */
+static gboolean
+give_sheaves (SimSlub *m, SimOp *op, SlubCache *s, guint sheaf_capacity, GError **error)
+{
+  s->sheaf_capacity = sheaf_capacity;
+  Barn *barn = g_new0 (Barn, m->n_nodes);
+  for (guint n = 0; n < m->n_nodes; n++)
+    {
+      if (m->era->sheaves_all)
+        /* kmalloc_node (sizeof (struct node_barn), GFP_KERNEL, n) */
+        barn[n].addr = sim_slub_kmalloc (m, op, BARN_SIZE, (gint) n, SIM_GFP_WAIT);
+      else
+        barn[n].addr = sim_page_static_alloc (m->env.pages, n, 64, 64);
+      sim_lock_init (&barn[n].lock, "barn_lock");
+      g_queue_init (&barn[n].full);
+      g_queue_init (&barn[n].empty);
+      if (barn[n].addr == 0)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
+                       "simulated memory exhausted allocating the barns of %s; the "
+                       "machine's memory per node is too small", s->name);
+          for (guint j = 0; j < n; j++)
+            sim_slub_free (m, op, barn[j].addr);
+          g_free (barn);
+          s->sheaf_capacity = 0;
+          return FALSE;
+        }
+      sim_op_touch_range (op, barn[n].addr, m->era->sheaves_all ? BARN_SIZE : 64,
+                          SIM_ACC_WRITE, SIM_MEM_CACHE_META);
+    }
+  /* The sheaves are in place only once every CPU has its main sheaf:
+   * until then (a kmalloc cache allocating its own sheaves at bootstrap)
+   * the cache is served by the slabs. */
+  Pcs *pcs = g_new0 (Pcs, m->env.n_cpus);
+  for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+    pcs[cpu].addr = sim_page_static_alloc (m->env.pages, node_of_cpu (m, cpu), PCS_SIZE, 8);
+  for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
+    {
+      pcs[cpu].main = alloc_empty_sheaf (m, op, s, SIM_GFP_WAIT);
+      if (pcs[cpu].main == NULL)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
+                       "simulated memory exhausted allocating the sheaves of %s; the "
+                       "machine's memory per node is too small", s->name);
+          for (guint j = 0; j < cpu; j++)
+            free_empty_sheaf (m, op, s, pcs[j].main);
+          for (guint n = 0; m->era->sheaves_all && n < m->n_nodes; n++)
+            sim_slub_free (m, op, barn[n].addr);
+          g_free (pcs);
+          g_free (barn);
+          s->sheaf_capacity = 0;
+          return FALSE;
+        }
+      sim_op_write (op, pcs[cpu].addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
+    }
+  s->barn = barn;
+  s->pcs = pcs;
+  return TRUE;
+}
+
 static guint32
 slub_flags (const SimSlub *m, guint32 f)
 {
   guint32 r = 0;
-  if ((f & SIM_SLAB_USERCOPY) && m->era->id == SIM_SLUB_6_18)
+  if ((f & SIM_SLAB_USERCOPY) && (m->era->id == SIM_SLUB_6_18 || m->era->sheaves_all))
     r |= SIM_SLUB_NO_MERGE;
   if (f & SIM_SLAB_HWCACHE_ALIGN)
     r |= SIM_SLUB_HWCACHE_ALIGN;
@@ -233,7 +272,19 @@ sim_slub_cache_create (SimSlub *m, SimOp *op, const SimCacheSpec *spec, GError *
    * caches).  A cache with sheaves is never merged (slab_unmergeable
    * tests s->cpu_sheaves; __kmem_cache_create_args skips the alias
    * search when sheaf_capacity is set). */
-  guint sheaf_capacity = m->era->id == SIM_SLUB_6_18 ? spec->sheaf_capacity : 0;
+  guint sheaf_capacity = m->era->id == SIM_SLUB_6_18 || m->era->sheaves_all
+                         ? spec->sheaf_capacity : 0;
+  /* The whole-run and per-cache sim_ knobs replace 6.18's requested
+   * capacity (7.x applies them in slub_sheaf_capacity_7). */
+  if (m->era->id == SIM_SLUB_6_18 && sheaf_capacity > 0)
+    {
+      gpointer v;
+      if (m->p.sheaf_capacity_of
+          && g_hash_table_lookup_extended (m->p.sheaf_capacity_of, spec->name, NULL, &v))
+        sheaf_capacity = GPOINTER_TO_UINT (v);
+      else if (m->p.sheaf_capacity >= 0)
+        sheaf_capacity = (guint) m->p.sheaf_capacity;
+    }
   if (sheaf_capacity > 0)
     args.flags |= SIM_SLUB_NO_MERGE;
   gboolean merged = FALSE;
@@ -281,6 +332,41 @@ sim_slub_kmalloc_cache (SimSlub *m, gsize size, guint32 gfp)
   return m->kmalloc[k.index]->id;
 }
 
+/* sim_sheaf_capacity=N (every cache with sheaves) or
+ * sim_sheaf_capacity=CACHE:N+CACHE:N (those caches; the others keep the
+ * kernel's rule). */
+static gboolean
+parse_sheaf_capacity (SimSlubExtras *x, const SimAllocParam *p, GError **error)
+{
+  if (strchr (p->value, ':') == NULL)
+    {
+      guint v;
+      if (!sim_alloc_param_uint (p, 65535, &v, error))
+        return FALSE;
+      x->sheaf_capacity = (gint) v;
+      return TRUE;
+    }
+  if (x->sheaf_capacity_of == NULL)
+    x->sheaf_capacity_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto (GStrv) items = g_strsplit (p->value, "+", -1);
+  for (guint i = 0; items[i]; i++)
+    {
+      const char *colon = strrchr (items[i], ':');
+      char *end = NULL;
+      guint64 v = colon ? g_ascii_strtoull (colon + 1, &end, 10) : 0;
+      if (colon == NULL || colon == items[i] || end == colon + 1 || *end != '\0' || v > 65535)
+        {
+          g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
+                       "sim_sheaf_capacity=%s: expected N or CACHE:N+CACHE:N with N 0..65535, "
+                       "got '%s'", p->value, items[i]);
+          return FALSE;
+        }
+      g_hash_table_insert (x->sheaf_capacity_of, g_strndup (items[i], colon - items[i]),
+                           GUINT_TO_POINTER ((guint) v));
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GError **error)
 {
@@ -289,6 +375,10 @@ parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GE
   x->min_partial = -1;
   /* CONFIG_SLUB_STATS is default n in every era that has it. */
   x->stats = FALSE;
+  x->sheaf_capacity = -1;
+  x->sheaf_capacity_of = NULL;
+  x->barn_max_full = MAX_FULL_SHEAVES;
+  x->barn_max_empty = MAX_EMPTY_SHEAVES;
   for (guint i = 0; i < spec->params->len; i++)
     {
       const SimAllocParam *p = &g_array_index (spec->params, SimAllocParam, i);
@@ -314,6 +404,21 @@ parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GE
             return FALSE;
           x->min_partial = (gint) v;
         }
+      else if (g_strcmp0 (p->key, "sim_sheaf_capacity") == 0)
+        {
+          if (!parse_sheaf_capacity (x, p, error))
+            return FALSE;
+        }
+      else if (g_strcmp0 (p->key, "sim_barn_max_full") == 0
+               || g_strcmp0 (p->key, "sim_barn_max_empty") == 0)
+        {
+          if (!sim_alloc_param_uint (p, 100000, &v, error))
+            return FALSE;
+          if (g_strcmp0 (p->key, "sim_barn_max_full") == 0)
+            x->barn_max_full = v;
+          else
+            x->barn_max_empty = v;
+        }
       else if (g_strcmp0 (p->key, "slub_stats") == 0)
         {
           if (!sim_alloc_param_uint (p, 1, &v, error))
@@ -329,10 +434,30 @@ parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GE
   return TRUE;
 }
 
+/* bootstrap_kmalloc_sheaves (7.x): once every kmalloc cache exists,
+ * each gets its barns and sheaves, allocated with kmalloc itself (a
+ * cache still without sheaves is served by its slabs meanwhile). */
+static gboolean
+bootstrap_kmalloc_sheaves (SimSlub *m, SimOp *op, GError **error)
+{
+  for (guint k = 0; k < m->n_kmalloc; k++)
+    {
+      SlubCache *s = m->kmalloc[k];
+      if (s == NULL || s->pcs != NULL)
+        continue;
+      guint capacity = slub_sheaf_capacity_7 (m, s, 0);
+      if (capacity > 0 && !give_sheaves (m, op, s, capacity, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 SimSlub *
 sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
 {
   const char *kernel = spec->kernel ? spec->kernel : "6.18";
+  if (strcmp (kernel, "7.x") == 0)
+    kernel = "7.0";                    /* the newest 7 era */
   const SlubEra *era = NULL;
   for (guint i = 0; i < slub_n_eras; i++)
     if (strcmp (slub_eras[i].name, kernel) == 0)
@@ -340,7 +465,8 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   if (era == NULL)
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "slub: no model of kernel %s (known: 2.6.23, 2.6.33, 2.6.34, 6.18)", kernel);
+                   "slub: no model of kernel %s (known: 2.6.23, 2.6.33, 2.6.34, 6.18, "
+                   "7.0 (also 7.x))", kernel);
       return NULL;
     }
   SimSlub *m = g_new0 (SimSlub, 1);
@@ -357,9 +483,11 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
     }
 
   /* 2.6.33 sizes its caches exactly as 2.6.34 does; only the per-CPU
-   * layout differs. */
+   * layout differs.  7.x keeps 6.18's calculate_sizes, calculate_order,
+   * min_partial and kmalloc classes. */
   SimAllocSpec sizing = { .name = spec->name,
-                          .kernel = (char *) (era->id == SIM_SLUB_2_6_33 ? "2.6.34" : era->name),
+                          .kernel = (char *) (era->id == SIM_SLUB_2_6_33 ? "2.6.34"
+                                              : era->sheaves_all ? "6.18" : era->name),
                           .params = g_array_new (FALSE, TRUE, sizeof (SimAllocParam)) };
   gboolean ok = parse_extras (&m->p, spec, &sizing, error)
                 && sim_slub_config_from_spec (&m->cfg, &sizing, env->n_cpus, error);
@@ -378,10 +506,13 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
         {
           char *msg = g_strndup ((*error)->message, strlen ((*error)->message) - 1);
           g_free ((*error)->message);
-          (*error)->message = g_strconcat (msg, ", pass_through, cpu_partial, min_partial, slub_stats)",
-                                           NULL);
+          (*error)->message = g_strconcat (msg, ", pass_through, cpu_partial, min_partial, slub_stats, "
+                                           "sim_sheaf_capacity, sim_barn_max_full, "
+                                           "sim_barn_max_empty)", NULL);
           g_free (msg);
         }
+      if (m->p.sheaf_capacity_of)
+        g_hash_table_destroy (m->p.sheaf_capacity_of);
       g_free (m->kernel);
       g_free (m);
       return NULL;
@@ -394,6 +525,20 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
                    "slub@%s: slub_stats=1: this kernel has no CONFIG_SLUB_STATS (added in 2.6.25)",
                    era->name);
+      if (m->p.sheaf_capacity_of)
+        g_hash_table_destroy (m->p.sheaf_capacity_of);
+      g_free (m->kernel);
+      g_free (m);
+      return NULL;
+    }
+  if (!era->sheaves_all && era->id != SIM_SLUB_6_18
+      && (m->p.sheaf_capacity >= 0 || m->p.sheaf_capacity_of))
+    {
+      g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
+                   "slub@%s: sim_sheaf_capacity: this kernel has no sheaves (6.18 and 7.x do)",
+                   era->name);
+      if (m->p.sheaf_capacity_of)
+        g_hash_table_destroy (m->p.sheaf_capacity_of);
       g_free (m->kernel);
       g_free (m);
       return NULL;
@@ -434,10 +579,17 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
         {
           SlubCache *s = g_hash_table_lookup (m->model_of, sc);
           m->kmalloc[k] = s ? s : model_cache_new (m, &op, sc, 0, (gint) k, NULL);
+          if (m->kmalloc[k])
+            m->kmalloc[k]->is_kmalloc = TRUE;
         }
       g_free (name);
     }
   g_array_unref (idx);
+  if (era->sheaves_all && !bootstrap_kmalloc_sheaves (m, &op, error))
+    {
+      sim_slub_free_model (m);
+      return NULL;
+    }
   return m;
 }
 
@@ -504,6 +656,8 @@ sim_slub_free_model (SimSlub *m)
     sim_slub_cache_set_free (m->set);
   g_free (m->kmalloc);
   g_free (m->pcpu_unit);
+  if (m->p.sheaf_capacity_of)
+    g_hash_table_destroy (m->p.sheaf_capacity_of);
   g_free (m->kernel);
   g_free (m);
 }

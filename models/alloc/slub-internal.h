@@ -53,6 +53,8 @@ typedef struct {
   guint    pcpu_layout;          /* where kmem_cache_cpu lives (PCPU_*) */
   guint    local_node;           /* offset of kmem_cache.local_node; 0 = none */
   guint    defrag_ratio;         /* kmem_cache_open's (remote_node_)defrag_ratio */
+  gboolean sheaves_all;          /* 7.x: every cache has sheaves, no cpu slab */
+  const struct SlubEraOps *ops;  /* the era's paths (below) */
 } SlubEra;
 
 /* Where each CPU's kmem_cache_cpu is placed.
@@ -139,6 +141,7 @@ enum { PCPU_PACKED, PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC, PCPU_DYNAMIC };
 #define BARN_EMPTY    24
 #define BARN_NR_FULL  40
 #define BARN_NR_EMPTY 44
+#define BARN_SIZE     48        /* sizeof (struct node_barn) */
 
 #define MAX_FULL_SHEAVES  10
 #define MAX_EMPTY_SHEAVES 10
@@ -258,6 +261,7 @@ struct SlubCache {
   SlubNode  *node;
   guint64    stat[SIM_SLUB_N_STATS];
   guint64    live;          /* objects handed out and not freed */
+  gboolean   is_kmalloc;    /* SLAB_KMALLOC */
   guint      sheaf_capacity; /* 0: no sheaves */
   Pcs       *pcs;           /* per CPU, NULL without sheaves */
   Barn      *barn;          /* per node, NULL without sheaves */
@@ -286,7 +290,47 @@ struct SimSlub {
   guint          pcpu_slots;    /* 2.6.33: kmem_cache_cpu[] slots handed out */
   guint          pcpu_dyn;      /* 2.6.34: bytes of the dynamic part used */
   SimAddr        kmalloc_kc;    /* the static kmalloc_caches[] array */
+  guint          no_recurse;    /* 7.x: inside a kmalloc cache's sheaf allocation */
 };
+
+/* One ops table per era: the paths an allocation, a free and a flush
+ * take, and the two bulk operations the sheaves refill and flush
+ * through.  The 2.6 eras and 6.18 share the classic paths (slub.c, the
+ * era flags choose within them); 7.x has its own (slub-7.c). */
+typedef struct SlubEraOps {
+  /* slab_alloc_node: an object of @s, or 0. */
+  SimAddr (*alloc) (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp);
+  /* slab_free of @addr, an object of @slab. */
+  void    (*free) (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr);
+  /* flush_cpu_slab / flush_cpu_sheaves for @s on op->cpu. */
+  void    (*flush_cpu) (SimSlub *m, SimOp *op, SlubCache *s);
+  /* Fill @p[0..size) (stores to the sheaf slots from @slot0); returns
+   * how many it got. */
+  guint   (*bulk_alloc) (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp, SimAddr *p,
+                         guint size, SimAddr slot0);
+  /* Free a detached freelist head..tail of @cnt objects of @slab. */
+  void    (*free_chain) (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head,
+                         guint16 tail, guint cnt);
+} SlubEraOps;
+
+extern const SlubEraOps slub_classic_ops;    /* slub.c */
+extern const SlubEraOps slub_7_ops;          /* slub-7.c */
+G_GNUC_INTERNAL guint slub_sheaf_capacity_7 (SimSlub *m, const SlubCache *s, guint args_capacity);
+
+/* 7.x kmem_cache (mm/slab.h): cpu_sheaves first, sheaf_capacity beside
+ * offset on line 0, per_node[] {barn, node} after the fixed part. */
+#define KC7_CPU_SHEAVES    0
+#define KC7_SHEAF_CAPACITY 44
+#define KC7_PER_NODE(m, nid) ((m)->era->kmem_cache_size + 16 * (nid))
+
+/* The 7.x counters in the order of that kernel's enum stat_item (their
+ * slot in the per-CPU kmem_cache_stats), and each counter's slot there
+ * (0xff: not a 7.x counter). */
+extern const SimSlubStat slub_stats_7[];
+extern const guint slub_n_stats_7;
+extern const guint8 stat_slot_7[SIM_SLUB_N_STATS];
+G_GNUC_INTERNAL const char *const *slub_stat_names_7 (void);   /* sysfs names, in that order */
+
 /* Counter names and 6.18 stat[] slots, by SimSlubStat (slub-eras.c). */
 extern const char *const stat_names[SIM_SLUB_N_STATS];
 extern const guint8 stat_slot_618[SIM_SLUB_N_STATS];
@@ -405,6 +449,11 @@ stat_add (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item, guint v)
       guint slot = (guint) item;
       if (m->era->id == SIM_SLUB_6_18)
         slot = stat_slot_618[item];
+      else if (m->era->sheaves_all)
+        {
+          slot = stat_slot_7[item];
+          g_assert (slot != 0xff);
+        }
       else if (m->era->pcpu_layout != PCPU_PACKED)
         slot = item < SIM_SLUB_ALLOC_NODE_MISMATCH ? (guint) item
                : item <= SIM_SLUB_DEACTIVATE_REMOTE_FREES ? (guint) item - 1
@@ -479,6 +528,10 @@ G_GNUC_INTERNAL void barn_lock (SimSlub *m, SimOp *op, Barn *b);
 G_GNUC_INTERNAL gboolean alloc_from_pcs (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp, SimAddr *out);
 G_GNUC_INTERNAL gboolean free_to_pcs (SimSlub *m, SimOp *op, SlubCache *s, SimAddr addr);
 G_GNUC_INTERNAL void pcs_flush_all (SimSlub *m, SimOp *op, SlubCache *s);
+G_GNUC_INTERNAL void do_slab_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab,
+                                       guint16 head, guint16 tail, guint cnt);
+G_GNUC_INTERNAL guint kmem_cache_alloc_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp,
+                                                 SimAddr *p, guint size, SimAddr slot0);
 G_GNUC_INTERNAL void sheaf_flush_unused (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh);
 G_GNUC_INTERNAL Barn *get_barn (SimSlub *m, SimOp *op, SlubCache *s);
 G_GNUC_INTERNAL Sheaf *barn_get_empty_sheaf (SimSlub *m, SimOp *op, Barn *b);

@@ -49,8 +49,17 @@
 Sheaf *
 alloc_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp)
 {
+  /* 7.x: a kmalloc cache's sheaf is kmalloc'ed with
+   * SLAB_ALLOC_NO_RECURSE, under which no sheaf is allocated: no
+   * recursion into the same cache, no deep stack of kmalloc sizes. */
+  if (m->era->sheaves_all && m->no_recurse)
+    return NULL;
+  if (m->era->sheaves_all && s->is_kmalloc)
+    m->no_recurse++;
   SimAddr a = sim_slub_kmalloc (m, op, SH_OBJECTS + 8 * (gsize) s->sheaf_capacity,
                                 SIM_NUMA_NO_NODE, gfp | SIM_GFP_ZERO);
+  if (m->era->sheaves_all && s->is_kmalloc)
+    m->no_recurse--;
   if (a == 0)
     return NULL;
   Sheaf *sh = g_new0 (Sheaf, 1);
@@ -75,7 +84,7 @@ free_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh)
 /* do_slab_free of 6.18 for a detached chain: onto the cpu freelist when
  * the slab is this CPU's (free_fastpath counts the objects), else
  * __slab_free. */
-static void
+void
 do_slab_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head,
                   guint16 tail, guint cnt)
 {
@@ -102,7 +111,7 @@ do_slab_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head,
  * after three of other slabs) into one chain, and frees that chain with
  * do_slab_free; repeat until @p is empty. */
 static void
-kmem_cache_free_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, SimAddr *p, guint size)
+kmem_cache_free_bulk_sheaf (SimSlub *m, SimOp *op, SlubCache *s, SimAddr *p, guint size)
 {
   while (size > 0)
     {
@@ -140,7 +149,7 @@ kmem_cache_free_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, SimAddr *p, guint
             break;
         }
       size = same;
-      do_slab_free_618 (m, op, s, slab, head, tail, cnt);
+      m->era->ops->free_chain (m, op, s, slab, head, tail, cnt);
     }
 }
 
@@ -148,7 +157,7 @@ kmem_cache_free_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, SimAddr *p, guint
  * freelist (alloc_fastpath each), ___slab_alloc when it runs dry.  The
  * addresses go to @p and their stores to the sheaf slots from @slot0.
  * Returns @size, or 0 after giving back what it got on failure. */
-static guint
+guint
 kmem_cache_alloc_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp, SimAddr *p,
                            guint size, SimAddr slot0)
 {
@@ -166,7 +175,7 @@ kmem_cache_alloc_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp, Sim
           Slab *slab = slow_alloc_618 (m, op, s, c, SIM_NUMA_NO_NODE, gfp, &obj);
           if (slab == NULL)
             {
-              kmem_cache_free_bulk_618 (m, op, s, p, i);
+              kmem_cache_free_bulk_sheaf (m, op, s, p, i);
               return 0;
             }
           p[i] = obj_addr (slab, obj);
@@ -195,8 +204,8 @@ refill_sheaf (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh, guint32 gfp)
   guint to_fill = s->sheaf_capacity - sh->size;
   if (to_fill == 0)
     return TRUE;
-  guint filled = kmem_cache_alloc_bulk_618 (m, op, s, gfp, sh->objects + sh->size, to_fill,
-                                            sheaf_slot (sh, sh->size));
+  guint filled = m->era->ops->bulk_alloc (m, op, s, gfp, sh->objects + sh->size, to_fill,
+                                          sheaf_slot (sh, sh->size));
   sh->size += filled;
   sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
   stat_add (m, op, s, SIM_SLUB_SHEAF_REFILL, filled);
@@ -227,7 +236,7 @@ sheaf_flush_unused (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh)
   stat_add (m, op, s, SIM_SLUB_SHEAF_FLUSH, sh->size);
   sim_op_touch_range (op, sheaf_slot (sh, 0), 8 * (guint64) sh->size, SIM_ACC_READ,
                       SIM_MEM_CPU_SLAB);
-  kmem_cache_free_bulk_618 (m, op, s, sh->objects, sh->size);
+  kmem_cache_free_bulk_sheaf (m, op, s, sh->objects, sh->size);
   sh->size = 0;
   sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
 }
@@ -256,7 +265,7 @@ sheaf_flush_main (SimSlub *m, SimOp *op, SlubCache *s)
       memcpy (batch_objs, sh->objects + sh->size, batch * sizeof (SimAddr));
       remaining = sh->size;
       pcs_unlock (op, pcs);
-      kmem_cache_free_bulk_618 (m, op, s, batch_objs, batch);
+      kmem_cache_free_bulk_sheaf (m, op, s, batch_objs, batch);
       stat_add (m, op, s, SIM_SLUB_SHEAF_FLUSH, batch);
       ret = TRUE;
     }
@@ -312,6 +321,11 @@ Barn *
 get_barn (SimSlub *m, SimOp *op, SlubCache *s)
 {
   guint nid = node_of_cpu (m, op->cpu);
+  if (m->era->sheaves_all)
+    {
+      rd_kc (op, s, KC7_PER_NODE (m, nid));            /* s->per_node[nid].barn */
+      return &s->barn[nid];
+    }
   rd_kc (op, s, m->era->kmem_cache_size + 8 * nid);
   sim_op_read (op, s->node[nid].addr + KN_BARN, 8, SIM_MEM_CACHE_META);
   return &s->barn[nid];
@@ -370,7 +384,7 @@ barn_replace_full_sheaf (SimSlub *m, SimOp *op, Barn *b, Sheaf *full, Sheaf **em
   BarnResult r = BARN_OK;
   barn_lock (m, op, b);
   sim_op_read (op, b->addr + BARN_NR_FULL, 8, SIM_MEM_CACHE_META);
-  if (b->full.length >= MAX_FULL_SHEAVES)
+  if (b->full.length >= m->p.barn_max_full)
     r = BARN_E2BIG;
   else if (b->empty.length == 0)
     r = BARN_ENOMEM;
@@ -418,7 +432,9 @@ pcs_replace_empty_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, guint32 g
     }
   stat (m, op, s, SIM_SLUB_BARN_GET_FAIL);
 
-  gboolean can_alloc = (gfp & SIM_GFP_WAIT) != 0;
+  /* 6.18 refills only when the caller may block; 7.x whenever it may
+   * spin (every caller but kmalloc_nolock, which traces do not show). */
+  gboolean can_alloc = m->era->sheaves_all || (gfp & SIM_GFP_WAIT) != 0;
   Sheaf *empty = NULL;
   if (can_alloc)
     {
@@ -435,7 +451,23 @@ pcs_replace_empty_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, guint32 g
   if (!can_alloc)
     return FALSE;
 
-  if (empty)
+  if (m->era->sheaves_all)
+    {
+      /* 7.x: a new empty sheaf if there was none, refilled in bulk; on
+       * failure what it got goes back to the slabs. */
+      if (empty == NULL)
+        empty = alloc_empty_sheaf (m, op, s, gfp);
+      if (empty == NULL)
+        return FALSE;
+      if (!refill_sheaf (m, op, s, empty, gfp))
+        {
+          sheaf_flush_unused (m, op, s, empty);
+          free_empty_sheaf (m, op, s, empty);
+          return FALSE;
+        }
+      full = empty;
+    }
+  else if (empty)
     {
       if (refill_sheaf (m, op, s, empty, gfp))
         full = empty;
@@ -454,7 +486,15 @@ pcs_replace_empty_main (SimSlub *m, SimOp *op, SlubCache *s, Pcs *pcs, guint32 g
   sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
   if (pcs->main->size == 0)
     {
-      barn_put_sheaf (m, op, barn, pcs->main, FALSE);
+      /* 7.x keeps the empty main as the spare when there is none (the
+       * spare was the sheaf just refilled); 6.18 gives it to the barn. */
+      if (m->era->sheaves_all && pcs->spare == NULL)
+        {
+          pcs->spare = pcs->main;
+          sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+        }
+      else
+        barn_put_sheaf (m, op, barn, pcs->main, FALSE);
       pcs->main = full;
       sim_op_write (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
       return TRUE;
@@ -488,11 +528,17 @@ alloc_from_pcs (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp, Sim
   /* The sheaves hold local objects: a request for another node goes
    * straight to the slabs. */
   if (node_requested && (guint) node % m->n_nodes != local)
-    return FALSE;
+    {
+      if (m->era->sheaves_all)
+        stat (m, op, s, SIM_SLUB_ALLOC_NODE_MISMATCH);
+      return FALSE;
+    }
 
   Pcs *pcs = &s->pcs[op->cpu];
-  sim_op_path (op, &m->path[P_PCS_OP]);
-  rd_kc (op, s, KC_CPU_SHEAVES);
+  /* 7.x: this is slab_alloc_node's / slab_free's fast path, the
+   * table's fast_alloc / fast_free. */
+  sim_op_path (op, &m->path[m->era->sheaves_all ? P_FAST_ALLOC : P_PCS_OP]);
+  rd_kc (op, s, m->era->sheaves_all ? KC7_CPU_SHEAVES : KC_CPU_SHEAVES);
   pcs_lock (op, pcs);
   sim_op_read (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
   sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
@@ -511,13 +557,15 @@ alloc_from_pcs (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp, Sim
       if (sim_page_node_of (m->env.pages, head) % m->n_nodes != (guint) node % m->n_nodes)
         {
           pcs_unlock (op, pcs);
+          if (m->era->sheaves_all)
+            stat (m, op, s, SIM_SLUB_ALLOC_NODE_MISMATCH);
           return FALSE;
         }
     }
   sh->size--;
   sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
   pcs_unlock (op, pcs);
-  stat (m, op, s, SIM_SLUB_ALLOC_PCS);
+  stat (m, op, s, m->era->sheaves_all ? SIM_SLUB_ALLOC_FASTPATH : SIM_SLUB_ALLOC_PCS);
   *out = obj;
   return TRUE;
 }
@@ -635,12 +683,12 @@ gboolean
 free_to_pcs (SimSlub *m, SimOp *op, SlubCache *s, SimAddr addr)
 {
   Pcs *pcs = &s->pcs[op->cpu];
-  sim_op_path (op, &m->path[P_PCS_OP]);
-  rd_kc (op, s, KC_CPU_SHEAVES);
+  sim_op_path (op, &m->path[m->era->sheaves_all ? P_FAST_FREE : P_PCS_OP]);
+  rd_kc (op, s, m->era->sheaves_all ? KC7_CPU_SHEAVES : KC_CPU_SHEAVES);
   pcs_lock (op, pcs);
   sim_op_read (op, pcs->addr + PCS_MAIN, 8, SIM_MEM_CPU_SLAB);
   sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
-  rd_kc (op, s, KC_SHEAF_CAPACITY);
+  rd_kc (op, s, m->era->sheaves_all ? KC7_SHEAF_CAPACITY : KC_SHEAF_CAPACITY);
   if (pcs->main->size == s->sheaf_capacity && !pcs_replace_full_main (m, op, s, pcs))
     return FALSE;
   Sheaf *sh = pcs->main;
@@ -649,7 +697,7 @@ free_to_pcs (SimSlub *m, SimOp *op, SlubCache *s, SimAddr addr)
   sh->size++;
   sim_op_write (op, sh->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
   pcs_unlock (op, pcs);
-  stat (m, op, s, SIM_SLUB_FREE_PCS);
+  stat (m, op, s, m->era->sheaves_all ? SIM_SLUB_FREE_FASTPATH : SIM_SLUB_FREE_PCS);
   return TRUE;
 }
 

@@ -258,11 +258,10 @@ zero_object (SimOp *op, SlubCache *s, SimAddr addr)
   sim_op_touch_range (op, addr, s->g.object_size, SIM_ACC_WRITE, SIM_MEM_OBJECT);
 }
 
-SimAddr
-sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
+/* slab_alloc_node of the 2.6 eras and 6.18. */
+static SimAddr
+slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
 {
-  g_return_val_if_fail (id < m->caches->len, 0);
-  SlubCache *s = g_ptr_array_index (m->caches, id);
   CpuSlab *c = &s->cpu[op->cpu];
   const SlubEra *e = m->era;
 
@@ -344,6 +343,14 @@ sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 g
     zero_object (op, s, addr);
   s->live++;
   return addr;
+}
+
+SimAddr
+sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
+{
+  g_return_val_if_fail (id < m->caches->len, 0);
+  SlubCache *s = g_ptr_array_index (m->caches, id);
+  return m->era->ops->alloc (m, op, s, node, gfp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -479,8 +486,9 @@ slab_of_addr (SimSlub *m, SimOp *op, SimAddr addr)
   return g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (head));
 }
 
+/* slab_free of the 2.6 eras and 6.18. */
 static void
-slab_free (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
+slab_free_classic (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
 {
   SlubCache *s = slab->s;
   CpuSlab *c = &s->cpu[op->cpu];
@@ -564,7 +572,7 @@ sim_slub_free (SimSlub *m, SimOp *op, SimAddr addr)
       return TRUE;
     }
   rd_page (op, slab);                          /* page->slab / slab->slab_cache */
-  slab_free (m, op, slab, addr);
+  m->era->ops->free (m, op, slab, addr);
   return TRUE;
 }
 
@@ -576,7 +584,7 @@ sim_slub_cache_free (SimSlub *m, SimOp *op, SimAddr addr)
   Slab *slab = slab_of_addr (m, op, addr);
   if (slab == NULL)
     return FALSE;          /* kmem_cache_free of a page is a kernel bug */
-  slab_free (m, op, slab, addr);
+  m->era->ops->free (m, op, slab, addr);
   return TRUE;
 }
 
@@ -617,6 +625,39 @@ sim_slub_kmalloc (SimSlub *m, SimOp *op, gsize size, gint node, guint32 gfp)
 /* ------------------------------------------------------------------ */
 /* flush_all                                                           */
 
+/* flush_cpu_slab of the 2.6 eras and 6.18 (6.18: the sheaves first). */
+static void
+flush_cpu_classic (SimSlub *m, SimOp *op, SlubCache *s)
+{
+  CpuSlab *c = &s->cpu[op->cpu];
+  if (s->pcs)
+    pcs_flush_all (m, op, s);
+  if (c->slab)
+    {
+      stat (m, op, s, SIM_SLUB_CPUSLAB_FLUSH);
+      if (m->era->tid)
+        {
+          Slab *slab = c->slab;
+          guint16 fl = c->freelist;
+          c->slab = NULL;
+          c->freelist = NIL;
+          c->tid++;
+          deactivate_618 (m, op, s, slab, fl);
+        }
+      else
+        {
+          slab_lock (m, op, c->slab);
+          deactivate_2_6 (m, op, s, c);
+        }
+    }
+  if (c->partial)
+    {
+      Slab *chain = c->partial;
+      c->partial = NULL;
+      put_partials_618 (m, op, s, chain);
+    }
+}
+
 void
 sim_slub_flush_all (SimSlub *m, SimOp *op)
 {
@@ -628,34 +669,8 @@ sim_slub_flush_all (SimSlub *m, SimOp *op)
       SlubCache *s = g_ptr_array_index (m->caches, i);
       for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
         {
-          CpuSlab *c = &s->cpu[cpu];
           op->cpu = cpu;
-          if (s->pcs)
-            pcs_flush_all (m, op, s);
-          if (c->slab)
-            {
-              stat (m, op, s, SIM_SLUB_CPUSLAB_FLUSH);
-              if (m->era->tid)
-                {
-                  Slab *slab = c->slab;
-                  guint16 fl = c->freelist;
-                  c->slab = NULL;
-                  c->freelist = NIL;
-                  c->tid++;
-                  deactivate_618 (m, op, s, slab, fl);
-                }
-              else
-                {
-                  slab_lock (m, op, c->slab);
-                  deactivate_2_6 (m, op, s, c);
-                }
-            }
-          if (c->partial)
-            {
-              Slab *chain = c->partial;
-              c->partial = NULL;
-              put_partials_618 (m, op, s, chain);
-            }
+          m->era->ops->flush_cpu (m, op, s);
         }
     }
   op->cpu = self;
@@ -690,6 +705,24 @@ ops_params (gpointer mp)
   if (m->p.min_partial >= 0)
     g_string_append_printf (s, ",min_partial=%d", m->p.min_partial);
   g_string_append_printf (s, ",slub_stats=%d", m->p.stats ? 1 : 0);
+  /* The simulator's own knobs, when set (not kernel parameters). */
+  if (m->p.sheaf_capacity >= 0)
+    g_string_append_printf (s, ",sim_sheaf_capacity=%d", m->p.sheaf_capacity);
+  if (m->p.sheaf_capacity_of)
+    {
+      GList *keys = g_list_sort (g_hash_table_get_keys (m->p.sheaf_capacity_of),
+                                 (GCompareFunc) strcmp);
+      g_string_append (s, ",sim_sheaf_capacity=");
+      for (GList *l = keys; l; l = l->next)
+        g_string_append_printf (s, "%s%s:%u", l == keys ? "" : "+", (char *) l->data,
+                                GPOINTER_TO_UINT (g_hash_table_lookup (m->p.sheaf_capacity_of,
+                                                                       l->data)));
+      g_list_free (keys);
+    }
+  if (m->p.barn_max_full != MAX_FULL_SHEAVES)
+    g_string_append_printf (s, ",sim_barn_max_full=%u", m->p.barn_max_full);
+  if (m->p.barn_max_empty != MAX_EMPTY_SHEAVES)
+    g_string_append_printf (s, ",sim_barn_max_empty=%u", m->p.barn_max_empty);
   return g_string_free (s, FALSE);
 }
 
@@ -748,9 +781,21 @@ ops_report (gpointer mp, SimAllocReport *out)
        * tools/mm/slabinfo reads no sheaf counter, so objects served by
        * the sheaves (alloc_cpu_sheaf, free_cpu_sheaf) are not in them;
        * those counters are in the stats list. */
-      row.n_stats = m->era->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS : SIM_SLUB_N_CLASSIC_STATS;
-      row.stat_names = stat_names;
-      row.stats = g_memdup2 (info.stat, sizeof info.stat);
+      if (m->era->sheaves_all)
+        {
+          /* 7.x's own list, in its enum stat_item order. */
+          row.n_stats = slub_n_stats_7;
+          row.stat_names = slub_stat_names_7 ();
+          row.stats = g_new0 (guint64, SIM_SLUB_N_STATS);
+          for (guint k = 0; k < slub_n_stats_7; k++)
+            row.stats[k] = info.stat[slub_stats_7[k]];
+        }
+      else
+        {
+          row.n_stats = m->era->id == SIM_SLUB_6_18 ? SIM_SLUB_N_STATS : SIM_SLUB_N_CLASSIC_STATS;
+          row.stat_names = stat_names;
+          row.stats = g_memdup2 (info.stat, sizeof info.stat);
+        }
       g_array_append_val (out->rows, row);
       sim_slub_cache_info_clear (&info);
     }
@@ -760,7 +805,15 @@ ops_report (gpointer mp, SimAllocReport *out)
   out->stats_charged = m->era->stats && m->p.stats;
 }
 
-static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", NULL };
+const SlubEraOps slub_classic_ops = {
+  .alloc = slab_alloc_classic,
+  .free = slab_free_classic,
+  .flush_cpu = flush_cpu_classic,
+  .bulk_alloc = kmem_cache_alloc_bulk_618,
+  .free_chain = do_slab_free_618,
+};
+
+static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", "7.0", NULL };
 
 static gboolean
 ops_kfree_rcu (gpointer m, SimOp *op, SimAddr addr)

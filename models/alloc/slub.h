@@ -17,61 +17,64 @@ typedef enum {
   SIM_SLUB_2_6_33,
   SIM_SLUB_2_6_34,
   SIM_SLUB_6_18,
+  SIM_SLUB_7_0,                   /* slub@7.0, also slub@7.x: sheaves for every cache */
 } SimSlubEraId;
 
 /* CONFIG_SLUB_STATS counters: the kernel's enum stat_item, its sysfs file
- * name, and its index in 6.18's enum (the slot of the counter in 6.18's
+ * name, its index in 6.18's enum (the slot of the counter in 6.18's
  * kmem_cache_cpu stat[] array, which puts ALLOC_PCS, FREE_PCS and the
- * rcu_free counters among the classic ones).  The classic counters come
+ * rcu_free counters among the classic ones), and its index in 7.x's enum
+ * (0xff: not a 7.x counter; 7.x reorders the list, drops the cpu slab
+ * ones, and counts sheaf hits as ALLOC_FASTPATH / FREE_FASTPATH).  The classic counters come
  * first so that the older eras, which have only those, report a prefix of
  * the list; the 6.18-only counters of the sheaves follow. */
 #define SIM_SLUB_STATS(X)                                        \
-  X (ALLOC_FASTPATH,          "alloc_fastpath",           1)    \
-  X (ALLOC_SLOWPATH,          "alloc_slowpath",           2)    \
-  X (FREE_FASTPATH,           "free_fastpath",            6)    \
-  X (FREE_SLOWPATH,           "free_slowpath",            7)    \
-  X (FREE_FROZEN,             "free_frozen",              8)    \
-  X (FREE_ADD_PARTIAL,        "free_add_partial",         9)    \
-  X (FREE_REMOVE_PARTIAL,     "free_remove_partial",     10)    \
-  X (ALLOC_FROM_PARTIAL,      "alloc_from_partial",      11)    \
-  X (ALLOC_SLAB,              "alloc_slab",              12)    \
-  X (ALLOC_REFILL,            "alloc_refill",            13)    \
-  X (ALLOC_NODE_MISMATCH,     "alloc_node_mismatch",     14)    \
-  X (FREE_SLAB,               "free_slab",               15)    \
-  X (CPUSLAB_FLUSH,           "cpuslab_flush",           16)    \
-  X (DEACTIVATE_FULL,         "deactivate_full",         17)    \
-  X (DEACTIVATE_EMPTY,        "deactivate_empty",        18)    \
-  X (DEACTIVATE_TO_HEAD,      "deactivate_to_head",      19)    \
-  X (DEACTIVATE_TO_TAIL,      "deactivate_to_tail",      20)    \
-  X (DEACTIVATE_REMOTE_FREES, "deactivate_remote_frees", 21)    \
-  X (DEACTIVATE_BYPASS,       "deactivate_bypass",       22)    \
-  X (ORDER_FALLBACK,          "order_fallback",          23)    \
-  X (CMPXCHG_DOUBLE_CPU_FAIL, "cmpxchg_double_cpu_fail", 24)    \
-  X (CMPXCHG_DOUBLE_FAIL,     "cmpxchg_double_fail",     25)    \
-  X (CPU_PARTIAL_ALLOC,       "cpu_partial_alloc",       26)    \
-  X (CPU_PARTIAL_FREE,        "cpu_partial_free",        27)    \
-  X (CPU_PARTIAL_NODE,        "cpu_partial_node",        28)    \
-  X (CPU_PARTIAL_DRAIN,       "cpu_partial_drain",       29)    \
-  X (ALLOC_PCS,               "alloc_cpu_sheaf",          0)    \
-  X (FREE_PCS,                "free_cpu_sheaf",           3)    \
-  X (FREE_RCU_SHEAF,          "free_rcu_sheaf",           4)    \
-  X (FREE_RCU_SHEAF_FAIL,     "free_rcu_sheaf_fail",      5)    \
-  X (SHEAF_FLUSH,             "sheaf_flush",             30)    \
-  X (SHEAF_REFILL,            "sheaf_refill",            31)    \
-  X (SHEAF_ALLOC,             "sheaf_alloc",             32)    \
-  X (SHEAF_FREE,              "sheaf_free",              33)    \
-  X (BARN_GET,                "barn_get",                34)    \
-  X (BARN_GET_FAIL,           "barn_get_fail",           35)    \
-  X (BARN_PUT,                "barn_put",                36)    \
-  X (BARN_PUT_FAIL,           "barn_put_fail",           37)    \
-  X (SHEAF_PREFILL_FAST,      "sheaf_prefill_fast",      38)    \
-  X (SHEAF_PREFILL_SLOW,      "sheaf_prefill_slow",      39)    \
-  X (SHEAF_PREFILL_OVERSIZE,  "sheaf_prefill_oversize",  40)    \
-  X (SHEAF_RETURN_FAST,       "sheaf_return_fast",       41)    \
-  X (SHEAF_RETURN_SLOW,       "sheaf_return_slow",       42)
+  X (ALLOC_FASTPATH,          "alloc_fastpath",           1,    0)    \
+  X (ALLOC_SLOWPATH,          "alloc_slowpath",           2,    1)    \
+  X (FREE_FASTPATH,           "free_fastpath",            6,    4)    \
+  X (FREE_SLOWPATH,           "free_slowpath",            7,    5)    \
+  X (FREE_FROZEN,             "free_frozen",              8, 0xff)    \
+  X (FREE_ADD_PARTIAL,        "free_add_partial",         9,    6)    \
+  X (FREE_REMOVE_PARTIAL,     "free_remove_partial",     10,    7)    \
+  X (ALLOC_FROM_PARTIAL,      "alloc_from_partial",      11, 0xff)    \
+  X (ALLOC_SLAB,              "alloc_slab",              12,    8)    \
+  X (ALLOC_REFILL,            "alloc_refill",            13, 0xff)    \
+  X (ALLOC_NODE_MISMATCH,     "alloc_node_mismatch",     14,    9)    \
+  X (FREE_SLAB,               "free_slab",               15,   10)    \
+  X (CPUSLAB_FLUSH,           "cpuslab_flush",           16, 0xff)    \
+  X (DEACTIVATE_FULL,         "deactivate_full",         17, 0xff)    \
+  X (DEACTIVATE_EMPTY,        "deactivate_empty",        18, 0xff)    \
+  X (DEACTIVATE_TO_HEAD,      "deactivate_to_head",      19, 0xff)    \
+  X (DEACTIVATE_TO_TAIL,      "deactivate_to_tail",      20, 0xff)    \
+  X (DEACTIVATE_REMOTE_FREES, "deactivate_remote_frees", 21, 0xff)    \
+  X (DEACTIVATE_BYPASS,       "deactivate_bypass",       22, 0xff)    \
+  X (ORDER_FALLBACK,          "order_fallback",          23,   11)    \
+  X (CMPXCHG_DOUBLE_CPU_FAIL, "cmpxchg_double_cpu_fail", 24, 0xff)    \
+  X (CMPXCHG_DOUBLE_FAIL,     "cmpxchg_double_fail",     25,   12)    \
+  X (CPU_PARTIAL_ALLOC,       "cpu_partial_alloc",       26, 0xff)    \
+  X (CPU_PARTIAL_FREE,        "cpu_partial_free",        27, 0xff)    \
+  X (CPU_PARTIAL_NODE,        "cpu_partial_node",        28, 0xff)    \
+  X (CPU_PARTIAL_DRAIN,       "cpu_partial_drain",       29, 0xff)    \
+  X (ALLOC_PCS,               "alloc_cpu_sheaf",          0, 0xff)    \
+  X (FREE_PCS,                "free_cpu_sheaf",           3, 0xff)    \
+  X (FREE_RCU_SHEAF,          "free_rcu_sheaf",           4,    2)    \
+  X (FREE_RCU_SHEAF_FAIL,     "free_rcu_sheaf_fail",      5,    3)    \
+  X (SHEAF_FLUSH,             "sheaf_flush",             30,   13)    \
+  X (SHEAF_REFILL,            "sheaf_refill",            31,   14)    \
+  X (SHEAF_ALLOC,             "sheaf_alloc",             32,   15)    \
+  X (SHEAF_FREE,              "sheaf_free",              33,   16)    \
+  X (BARN_GET,                "barn_get",                34,   17)    \
+  X (BARN_GET_FAIL,           "barn_get_fail",           35,   18)    \
+  X (BARN_PUT,                "barn_put",                36,   19)    \
+  X (BARN_PUT_FAIL,           "barn_put_fail",           37,   20)    \
+  X (SHEAF_PREFILL_FAST,      "sheaf_prefill_fast",      38,   21)    \
+  X (SHEAF_PREFILL_SLOW,      "sheaf_prefill_slow",      39,   22)    \
+  X (SHEAF_PREFILL_OVERSIZE,  "sheaf_prefill_oversize",  40,   23)    \
+  X (SHEAF_RETURN_FAST,       "sheaf_return_fast",       41,   24)    \
+  X (SHEAF_RETURN_SLOW,       "sheaf_return_slow",       42,   25)
 
 typedef enum {
-#define SIM_SLUB_STAT_ENUM(e, n, slot) SIM_SLUB_##e,
+#define SIM_SLUB_STAT_ENUM(e, n, slot, slot7) SIM_SLUB_##e,
   SIM_SLUB_STATS (SIM_SLUB_STAT_ENUM)
 #undef SIM_SLUB_STAT_ENUM
   SIM_SLUB_N_STATS
@@ -84,12 +87,19 @@ const char *sim_slub_stat_name (SimSlubStat st);
 
 /* Parameters beyond the kernel's boot parameters (those are parsed by
  * slub-size.c): pass_through=off|BYTES, cpu_partial=N, min_partial=N,
- * slub_stats=0|1. */
+ * slub_stats=0|1, and the sim_ knobs below. */
 typedef struct {
   gint64   pass_through;         /* -1 = the era's rule, 0 = never, else bytes */
   gint     cpu_partial;          /* -1 = computed */
   gint     min_partial;          /* -1 = computed */
   gboolean stats;                /* CONFIG_SLUB_STATS: counters cost memory traffic */
+  /* Simulator knobs for design reviews (not kernel parameters; their
+   * names start with sim_): sim_sheaf_capacity=N or =CACHE:N+CACHE:N,
+   * sim_barn_max_full=N, sim_barn_max_empty=N. */
+  gint     sheaf_capacity;       /* -1 = the kernel's rule; else every sheaf cache's */
+  GHashTable *sheaf_capacity_of; /* cache name -> capacity; NULL = none given */
+  guint    barn_max_full;        /* MAX_FULL_SHEAVES unless sim_barn_max_full */
+  guint    barn_max_empty;       /* MAX_EMPTY_SHEAVES unless sim_barn_max_empty */
 } SimSlubExtras;
 
 typedef struct SimSlub SimSlub;

@@ -967,6 +967,10 @@ retry:
       pa_prep_new (pa, z, op, f, order, gfp, compound);
       pa->allocated_pages += 1u << order;
       pa->stats.alloc++;
+      /* Statistics only: the peak and current holding the reports show
+       * as slab memory (peak and end of run). */
+      pa->stats.pages_in_use = pa->allocated_pages;
+      pa->stats.pages_peak = MAX (pa->stats.pages_peak, pa->allocated_pages);
       if (pa->observer)
         pa->observer (SIM_PAGE_EV_ALLOC, op->cpu, pa_frame_addr (z, f), order,
                       pa->observer_data);
@@ -1007,6 +1011,7 @@ sim_page_free (SimPageAlloc *pa, SimOp *op, SimAddr addr, guint order)
   pa_free_prepare (pa, z, op, f, order, ST_COMP (st));
   pa->allocated_pages -= 1u << order;
   pa->stats.free++;
+  pa->stats.pages_in_use = pa->allocated_pages;
 
   if (pa_pcp_order_ok (pa, order))
     /* Compound pages reach the pcp only in 6.18, already destroyed. */

@@ -63,7 +63,9 @@ typedef struct SimPageAlloc SimPageAlloc;
   X (buddy_splits,          "buddy_splits")                              \
   X (zone_lock_acquisitions,"zone_lock_acquisitions")                    \
   X (zone_lock_wait_cycles, "zone_lock_wait_cycles")                     \
-  X (pages_zeroed,          "pages_zeroed")
+  X (pages_zeroed,          "pages_zeroed")                              \
+  X (pages_peak,            "pages_peak")      /* most pages allocated at once */ \
+  X (pages_in_use,          "pages_in_use")    /* allocated now (at the end: end of run) */
 
 typedef struct {
 #define SIM_PAGE_STAT_FIELD(f, name) guint64 f;

@@ -50,6 +50,7 @@ sim_cmd_report (int argc, char **argv, GError **error)
   g_autofree char *output = NULL, *format = NULL, *baseline = NULL;
   g_auto (GStrv) metric_names = NULL;
   gboolean list_metrics = FALSE;
+  double threshold = 1.0;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "Write the report to FILE; .html, .svg, .txt or .md picks the format "
@@ -61,6 +62,9 @@ sim_cmd_report (int argc, char **argv, GError **error)
       "(default: the first)", "ID|INDEX" },
     { "metric", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &metric_names,
       "Metric to tabulate and map (repeatable, or comma-separated; see --list-metrics)", "NAME" },
+    { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &threshold,
+      "Differences below PCT %change count as the same: no winner card, grey in the charts "
+      "(default 1)", "PCT" },
     { "list-metrics", 0, 0, G_OPTION_ARG_NONE, &list_metrics, "List the metrics and exit", NULL },
     { NULL }
   };
@@ -86,6 +90,12 @@ sim_cmd_report (int argc, char **argv, GError **error)
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_MISSING_ARGUMENT,
                    "report: expected at least one RESULTS file or directory");
+      return FALSE;
+    }
+  if (!(threshold >= 0 && threshold < 1000))
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "report: --threshold takes a %%change from 0 to 1000, not %g", threshold);
       return FALSE;
     }
   SimReportFormat fmt;
@@ -121,6 +131,7 @@ sim_cmd_report (int argc, char **argv, GError **error)
       g_ptr_array_add (metrics, NULL);
     }
   g_autoptr (SimReportData) data = sim_report_data_new ();
+  data->threshold = threshold;
   gboolean ok = sim_output_check (output, error);
   for (int i = 1; i < argc && ok; i++)
     ok = sim_report_data_add (data, argv[i], error);

@@ -19,6 +19,8 @@ entry_free (SimReportEntry *e)
   g_free (e->trace_sha256);
   g_free (e->machine_file);
   g_free (e->machine_sha256);
+  if (e->alloc_params)
+    g_ptr_array_unref (e->alloc_params);
   g_free (e);
 }
 
@@ -29,6 +31,7 @@ sim_report_data_new (void)
   d->entries = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_free);
   d->docs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_json_value_free);
   d->axes = g_ptr_array_new_with_free_func (g_free);
+  d->threshold = 1.0;
   return d;
 }
 
@@ -170,12 +173,19 @@ add_run (SimReportData *d, SimJsonValue *v)
       entry_set (e, "allocator", alloc);
       GString *spec = g_string_new (alloc);
       const SimJsonValue *params = sim_json_get (r, "params");
+      /* An allocator's parameters are not axes: each era has its own set,
+       * and a comparison of allocators would become a grid of mostly
+       * empty cells.  They tell results of one allocator apart instead
+       * (sim_report_data_finish). */
+      e->alloc_params = g_ptr_array_new_with_free_func (g_free);
       for (guint k = 0; k < sim_json_len (params); k++)
         {
           const SimJsonValue *pv = sim_json_item (params, k);
           const char *val = pv->kind == SIM_JSON_BOOL ? (pv->b ? "true" : "false")
                             : pv->text ? pv->text : "";
-          entry_set (e, g_ptr_array_index (params->keys, k), val);
+          g_ptr_array_add (e->alloc_params, g_strdup_printf ("%s=%s",
+                                                             (char *) g_ptr_array_index (params->keys, k),
+                                                             val));
           g_string_append_printf (spec, "%s%s=%s", k ? "," : ":",
                                   (char *) g_ptr_array_index (params->keys, k), val);
         }
@@ -322,6 +332,77 @@ short_key (const char *k)
   return k;
 }
 
+static const char *
+param_key_end (const char *kv)
+{
+  const char *eq = strchr (kv, '=');
+  return eq ? eq : kv + strlen (kv);
+}
+
+/* Does @kv's key have another value among the run results of @base? */
+static gboolean
+param_differs (const SimReportData *d, const char *base, const char *kv)
+{
+  gsize klen = param_key_end (kv) - kv;
+  for (guint i = 0; i < d->entries->len; i++)
+    {
+      const SimReportEntry *o = g_ptr_array_index (d->entries, i);
+      if (o->alloc_params == NULL || g_strcmp0 (sim_report_entry_param (o, "allocator"), base))
+        continue;
+      const char *val = NULL;
+      for (guint k = 0; k < o->alloc_params->len && !val; k++)
+        {
+          const char *okv = g_ptr_array_index (o->alloc_params, k);
+          if (strncmp (okv, kv, klen) == 0 && (okv[klen] == '=' || okv[klen] == '\0'))
+            val = okv;
+        }
+      if (val == NULL || strcmp (val, kv) != 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Run results: the allocator is the one axis, its value "slub@6.18" or,
+ * when one allocator appears with different parameters,
+ * "slub@6.18:slub_max_order=1" - only the parameters that differ among
+ * that allocator's results, so every column header is unique and short. */
+static void
+fold_run_params (SimReportData *d)
+{
+  GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < d->entries->len; i++)
+    {
+      SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      if (e->alloc_params == NULL)
+        {
+          g_ptr_array_add (labels, NULL);
+          continue;
+        }
+      const char *base = sim_report_entry_param (e, "allocator");
+      GString *l = g_string_new (base);
+      guint n = 0;
+      for (guint k = 0; k < e->alloc_params->len; k++)
+        {
+          const char *kv = g_ptr_array_index (e->alloc_params, k);
+          if (param_differs (d, base, kv))
+            g_string_append_printf (l, "%s%s", n++ ? "," : ":", kv);
+        }
+      g_ptr_array_add (labels, g_string_free (l, FALSE));
+    }
+  for (guint i = 0; i < d->entries->len; i++)
+    {
+      SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      const char *l = g_ptr_array_index (labels, i);
+      for (guint k = 0; l && k < e->keys->len; k++)
+        if (strcmp (g_ptr_array_index (e->keys, k), "allocator") == 0)
+          {
+            g_free (g_ptr_array_index (e->values, k));
+            g_ptr_array_index (e->values, k) = g_strdup (l);
+          }
+    }
+  g_ptr_array_unref (labels);
+}
+
 gboolean
 sim_report_data_finish (SimReportData *d, const char *baseline, GError **error)
 {
@@ -339,6 +420,8 @@ sim_report_data_finish (SimReportData *d, const char *baseline, GError **error)
   else
     for (guint i = 0; i < d->entries->len; i++)
       ((SimReportEntry *) g_ptr_array_index (d->entries, i))->index = i;
+
+  fold_run_params (d);
 
   /* Varying parameters: the sweep's axes first (if they vary), then any
    * other parameter whose value differs, by name. */
@@ -490,16 +573,48 @@ static double m_footprint (const SimJsonValue *r) { return num (r, "footprint_by
 static double m_lock_wait (const SimJsonValue *r) { return num (r, "timing", "lock_wait_cycles", NULL); }
 static double m_page_allocs (const SimJsonValue *r) { return num (r, "page_allocator", "alloc", NULL); }
 static double m_mcycles (const SimJsonValue *r) { return num (r, "timing", "sim_cycles", NULL) / 1e6; }
+static double m_op_cycles (const SimJsonValue *r)
+{
+  double o = num (r, "replay", "allocs", NULL) + num (r, "replay", "frees", NULL)
+             + num (r, "replay", "implicit_frees", NULL);
+  return o > 0 ? (num (r, "timing", "alloc_cycles_total", NULL)
+                  + num (r, "timing", "free_cycles_total", NULL)) / o : 0.0;
+}
+static double m_peak (const SimJsonValue *r) { return num (r, "footprint_peak_bytes", NULL, NULL) / 1024.0; }
+static double m_l2_per_op (const SimJsonValue *r)
+{
+  double o = ops (r);
+  return o > 0 ? num (r, "memory", "l2", "misses") / o : 0.0;
+}
+static double m_l3_per_op (const SimJsonValue *r)
+{
+  double o = ops (r);
+  return o > 0 ? num (r, "memory", "l3", "misses") / o : 0.0;
+}
+static double m_remote_per_kop (const SimJsonValue *r)
+{
+  double o = ops (r);
+  return o > 0 ? 1000.0 * num (r, "memory", "dram", "remote") / o : 0.0;
+}
+static double m_alloc_ns (const SimJsonValue *r) { return num (r, "timing", "alloc_ns_mean", NULL); }
+static double m_free_ns (const SimJsonValue *r) { return num (r, "timing", "free_ns_mean", NULL); }
 
 static const SimReportMetric metrics[] = {
   { "alloc_fast_pct",    "alloc fastpath %",         "alloc f%",  2, TRUE,  m_alloc_fast },
   { "free_fast_pct",     "free fastpath %",          "free f%",   2, TRUE,  m_free_fast },
   { "l1d_misses_per_op", "L1d misses per operation", "L1d/op",    3, FALSE, m_l1d_per_op },
-  { "footprint_kib",     "slab memory KiB",          "KiB",       0, FALSE, m_footprint },
+  { "footprint_kib",     "slab memory KiB, end of run", "KiB end", 0, FALSE, m_footprint },
+  { "peak_kib",          "slab memory KiB, peak",    "KiB peak",  0, FALSE, m_peak },
   { "alloc_cycles",      "alloc cycles/op (mean)",   "alloc cyc", 1, FALSE, m_alloc_cyc },
   { "free_cycles",       "free cycles/op (mean)",    "free cyc",  1, FALSE, m_free_cyc },
+  { "op_cycles",         "cycles per operation (alloc and free, mean)", "cyc/op", 1, FALSE, m_op_cycles },
+  { "alloc_ns",          "alloc ns/op (mean, at the machine's clock)", "alloc ns", 1, FALSE, m_alloc_ns },
+  { "free_ns",           "free ns/op (mean, at the machine's clock)", "free ns", 1, FALSE, m_free_ns },
   { "alloc_p99",         "alloc cycles p99",         "alloc p99", 0, FALSE, m_alloc_p99 },
   { "free_p99",          "free cycles p99",          "free p99",  0, FALSE, m_free_p99 },
+  { "l2_misses_per_op",  "L2 misses per operation",  "L2/op",     3, FALSE, m_l2_per_op },
+  { "l3_misses_per_op",  "L3 misses per operation",  "L3/op",     3, FALSE, m_l3_per_op },
+  { "remote_dram_per_kop", "remote DRAM accesses per 1000 ops", "remote/k", 2, FALSE, m_remote_per_kop },
   { "hitm_per_kop",      "HITM transfers per 1000 ops", "HITM/kop", 2, FALSE, m_hitm_per_op },
   { "lock_wait_cycles",  "lock wait cycles",         "lockwait",  0, FALSE, m_lock_wait },
   { "page_allocs",       "page allocations",         "pages",     0, FALSE, m_page_allocs },
@@ -559,9 +674,54 @@ sim_report_busiest_caches (const SimJsonValue *result, guint max)
   return names;
 }
 
+char *
+sim_report_cache_key (const char *name)
+{
+  const char *num = g_str_has_prefix (name, "size-") ? name + 5
+                    : g_str_has_prefix (name, "kmalloc-") ? name + 8 : NULL;
+  if (num && g_ascii_isdigit (*num))
+    {
+      char *end;
+      guint64 n = g_ascii_strtoull (num, &end, 10);
+      if (*end == 'k' && end[1] == '\0')
+        n <<= 10;
+      else if (*end == 'M' && end[1] == '\0')
+        n <<= 20;
+      else if (*end != '\0')
+        return g_strdup (name);          /* "size-512(DMA)": its own cache */
+      return g_strdup_printf ("kmalloc-%" G_GUINT64_FORMAT, n);
+    }
+  return g_strdup (name);
+}
+
+static gboolean
+same_cache_name (const char *a, const char *b)
+{
+  if (a == NULL || b == NULL)
+    return FALSE;
+  if (strcmp (a, b) == 0)
+    return TRUE;
+  g_autofree char *ka = sim_report_cache_key (a), *kb = sim_report_cache_key (b);
+  return strcmp (ka, kb) == 0;
+}
+
 const SimJsonValue *
 sim_report_find_cache (const SimJsonValue *result, const char *name)
 {
+  const SimJsonValue *caches0 = sim_json_get (result, "caches");
+  for (guint i = 0; i < sim_json_len (caches0); i++)
+    {
+      const SimJsonValue *c = sim_json_item (caches0, i);
+      if (g_strcmp0 (sim_json_str (sim_json_get (c, "name"), NULL), name) == 0)
+        return c;
+    }
+  /* The same kmalloc class under this era's name. */
+  for (guint i = 0; i < sim_json_len (caches0); i++)
+    {
+      const SimJsonValue *c = sim_json_item (caches0, i);
+      if (same_cache_name (sim_json_str (sim_json_get (c, "name"), NULL), name))
+        return c;
+    }
   const SimJsonValue *caches = sim_json_get (result, "caches");
   for (guint i = 0; i < sim_json_len (caches); i++)
     {
@@ -576,7 +736,7 @@ sim_report_find_cache (const SimJsonValue *result, const char *name)
       const SimJsonValue *c = sim_json_item (caches, i);
       const SimJsonValue *aliases = sim_json_get (c, "aliases");
       for (guint k = 0; k < sim_json_len (aliases); k++)
-        if (g_strcmp0 (sim_json_str (sim_json_item (aliases, k), NULL), name) == 0)
+        if (same_cache_name (sim_json_str (sim_json_item (aliases, k), NULL), name))
           return c;
     }
   return NULL;

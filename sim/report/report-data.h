@@ -29,6 +29,9 @@ typedef struct {
   char  *trace_sha256;
   char  *machine_file;      /* "nehalem-ep-2s.yaml" */
   char  *machine_sha256;    /* of that file */
+  /* A "run --format json" result: its allocator parameters ("key=value"),
+   * folded into the "allocator" value by sim_report_data_finish. */
+  GPtrArray *alloc_params;
 } SimReportEntry;
 
 typedef struct {
@@ -37,6 +40,9 @@ typedef struct {
   GPtrArray *axes;          /* varying parameter names (char *), sweep order */
   char      *title;         /* sweep name(s), or "run" */
   guint      baseline;      /* index into entries */
+  /* |%change| below which a result is "the same" as the baseline: no
+   * winner card, grey in the charts (report --threshold, default 1). */
+  double     threshold;
 } SimReportData;
 
 SimReportData *sim_report_data_new (void);
@@ -65,7 +71,13 @@ const SimReportMetric *sim_report_metric_lookup (const char *name);
 
 /* Busiest caches of @result (alloc + free, then name), up to @max. */
 GPtrArray *sim_report_busiest_caches (const SimJsonValue *result, guint max);
+/* The cache of @result that serves what @name serves in another
+ * allocator: the same name, an alias (a merged SLUB cache), or the same
+ * kmalloc class under another era's name (SLAB's size-512, SLUB's
+ * kmalloc-512, 6.18's kmalloc-1k for kmalloc-1024). */
 const SimJsonValue *sim_report_find_cache (const SimJsonValue *result, const char *name);
+/* "size-1024", "kmalloc-1k" -> "kmalloc-1024"; other names unchanged. */
+char *sim_report_cache_key (const char *name);
 
 /* Locale-independent number text: @decimals digits after the point. */
 char *sim_report_num (double v, int decimals);

@@ -292,6 +292,41 @@ fmt_num (char *buf, gsize n, double v, int decimals)
   g_ascii_formatd (buf, n, decimals ? "%.1f" : "%.0f", v);
 }
 
+/* "slub@6.18", or with the parameters that differ from another result of
+ * the same allocator: "slub@6.18:slub_max_order=1". */
+static char *
+run_label (const SimRunReport *r, guint i)
+{
+  const SimReplayResult *a = &r->results[i];
+  GString *l = g_string_new (NULL);
+  g_string_append_printf (l, "%s@%s", a->allocator, a->kernel);
+  g_auto (GStrv) mine = g_strsplit (a->params ? a->params : "", ",", -1);
+  guint n = 0;
+  for (guint k = 0; mine[k]; k++)
+    {
+      gboolean differs = FALSE;
+      for (guint j = 0; j < r->n_results && !differs; j++)
+        {
+          const SimReplayResult *b = &r->results[j];
+          if (j == i || strcmp (a->allocator, b->allocator) || strcmp (a->kernel, b->kernel))
+            continue;
+          g_auto (GStrv) theirs = g_strsplit (b->params ? b->params : "", ",", -1);
+          differs = !g_strv_contains ((const char *const *) theirs, mine[k]);
+        }
+      if (differs && *mine[k])
+        g_string_append_printf (l, "%s%s", n++ ? "," : ":", mine[k]);
+    }
+  /* The same allocator with the same parameters twice: number them. */
+  for (guint j = 0; j < r->n_results; j++)
+    if (j != i && n == 0 && strcmp (a->allocator, r->results[j].allocator) == 0
+        && strcmp (a->kernel, r->results[j].kernel) == 0 && g_strcmp0 (a->params, r->results[j].params) == 0)
+      {
+        g_string_append_printf (l, " #%u", i + 1);
+        break;
+      }
+  return g_string_free (l, FALSE);
+}
+
 char *
 sim_run_report_text (const SimRunReport *r)
 {
@@ -314,29 +349,42 @@ sim_run_report_text (const SimRunReport *r)
   if (r->n_results > 1)
     {
       /* LKP-style: each allocator's value and its %change against the
-       * first. */
-      g_string_append_printf (o, "\n%-24s", "Comparison");
+       * first, in blocks of columns that fit in 100 characters; the
+       * headers name every result uniquely. */
+      char **labels = g_new0 (char *, r->n_results + 1);
       for (guint i = 0; i < r->n_results; i++)
+        labels[i] = run_label (r, i);
+      guint width = 16;
+      for (guint i = 0; i < r->n_results; i++)
+        width = MAX (width, (guint) strlen (labels[i]));
+      guint per = MAX (1u, (100 - 24) / (width + 10));
+      for (guint i0 = 0; i0 < r->n_results; i0 += per)
         {
-          g_autofree char *label = g_strdup_printf ("%s@%s", r->results[i].allocator, r->results[i].kernel);
-          g_string_append_printf (o, " %16s", label);
-          if (i > 0)
-            g_string_append_printf (o, " %8s", "%change");
-        }
-      g_string_append_c (o, '\n');
-      for (guint k = 0; k < G_N_ELEMENTS (metrics); k++)
-        {
-          g_string_append_printf (o, "%-24s", metrics[k].name);
-          double base = metrics[k].get (&r->results[0]);
-          for (guint i = 0; i < r->n_results; i++)
+          guint i1 = MIN (r->n_results, i0 + per);
+          g_string_append_printf (o, "\n%-24s", i0 == 0 ? "Comparison" : "Comparison (cont.)");
+          for (guint i = i0; i < i1; i++)
             {
-              char buf[G_ASCII_DTOSTR_BUF_SIZE];
-              double v = metrics[k].get (&r->results[i]);
-              fmt_num (buf, sizeof buf, v, metrics[k].decimals);
-              g_string_append_printf (o, " %16s", buf);
-              if (i > 0)
+              if (i == 0)
+                g_string_append_printf (o, " %*s", width, labels[i]);
+              else
+                g_string_append_printf (o, " %*s %8s", width, labels[i], "%change");
+            }
+          while (o->str[o->len - 1] == ' ')
+            g_string_truncate (o, o->len - 1);
+          g_string_append_c (o, '\n');
+          for (guint k = 0; k < G_N_ELEMENTS (metrics); k++)
+            {
+              g_string_append_printf (o, "%-24s", metrics[k].name);
+              double base = metrics[k].get (&r->results[0]);
+              for (guint i = i0; i < i1; i++)
                 {
-                  if (base != 0.0)
+                  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+                  double v = metrics[k].get (&r->results[i]);
+                  fmt_num (buf, sizeof buf, v, metrics[k].decimals);
+                  g_string_append_printf (o, " %*s", width, buf);
+                  if (i == 0)
+                    ;
+                  else if (base != 0.0)
                     {
                       char pc[G_ASCII_DTOSTR_BUF_SIZE + 1];
                       double change = 100.0 * (v - base) / base;
@@ -349,9 +397,12 @@ sim_run_report_text (const SimRunReport *r)
                   else
                     g_string_append_printf (o, " %8s", "-");
                 }
+              while (o->str[o->len - 1] == ' ')
+                g_string_truncate (o, o->len - 1);
+              g_string_append_c (o, '\n');
             }
-          g_string_append_c (o, '\n');
         }
+      g_strfreev (labels);
     }
   return g_string_free (o, FALSE);
 }
@@ -534,6 +585,10 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
 
   sim_json_key (j, "footprint_bytes");
   sim_json_uint (j, total_bytes (res));
+  /* The most pages the slab layer (and pass-through kmallocs) held at
+   * once; footprint_bytes is the end of the run. */
+  sim_json_key (j, "footprint_peak_bytes");
+  sim_json_uint (j, res->pages.pages_peak * 4096);
 
   sim_json_key (j, "timing");
   sim_json_begin_object (j);
@@ -544,6 +599,14 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   sim_json_double (j, mean (res->alloc_cycles.total, res->alloc_cycles.count), 2);
   sim_json_key (j, "free_cycles_mean");
   sim_json_double (j, mean (res->free_cycles.total, res->free_cycles.count), 2);
+  /* Nanoseconds at the machine's clock, beside the cycles. */
+  sim_json_key (j, "frequency_ghz");
+  sim_json_double (j, machine->frequency_ghz, 3);
+  double ghz = machine->frequency_ghz > 0 ? machine->frequency_ghz : 1.0;
+  sim_json_key (j, "alloc_ns_mean");
+  sim_json_double (j, mean (res->alloc_cycles.total, res->alloc_cycles.count) / ghz, 2);
+  sim_json_key (j, "free_ns_mean");
+  sim_json_double (j, mean (res->free_cycles.total, res->free_cycles.count) / ghz, 2);
   U ("alloc_cycles_p99", sim_cycle_hist_percentile (&res->alloc_cycles, 99));
   U ("free_cycles_p99", sim_cycle_hist_percentile (&res->free_cycles, 99));
   U ("alloc_cycles_p50", sim_cycle_hist_percentile (&res->alloc_cycles, 50));
@@ -644,6 +707,8 @@ sim_run_report_json (const SimRunReport *r)
   sim_json_uint (&j, r->machine->sockets);
   sim_json_key (&j, "numa");
   sim_json_bool (&j, r->machine->numa);
+  sim_json_key (&j, "frequency_ghz");
+  sim_json_double (&j, r->machine->frequency_ghz, 3);
   sim_json_end_object (&j);
 
   sim_json_key (&j, "provenance");

@@ -1,9 +1,11 @@
 /* svg.c - charts for "slabsim report"; see svg.h.
  *
  * Design choices, for readers of a design review rather than of numbers:
- * heat maps use a perceptually uniform sequential scale (viridis stops)
- * oriented so that brighter is always better, whichever way the metric
- * points, with the value printed in each cell and the baseline outlined;
+ * heat maps and bars use one diverging scale centred on the baseline:
+ * blue better, orange worse, whichever way the metric points, its strength
+ * the |%change| up to a fixed saturation (so a 3% spread never looks like
+ * a 50% one), grey within the report's threshold; each cell prints its
+ * value and %change and has a tooltip, and the baseline is outlined;
  * distributions show median, p90, p99 and mean per result on one shared
  * axis; per-cache charts show where every result falls, with the baseline
  * marked, rather than a forest of bars.
@@ -95,24 +97,6 @@ circle (GString *o, double cx, double cy, double r, const char *attrs)
   char a[3][G_ASCII_DTOSTR_BUF_SIZE];
   g_string_append_printf (o, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" %s/>\n",
                           f1 (a[0], cx), f1 (a[1], cy), f1 (a[2], r), attrs);
-}
-
-/* Viridis at t in [0, 1], from five stops, as #rrggbb. */
-static void
-viridis (double t, char out[8], gboolean *dark)
-{
-  static const guint8 stops[5][3] = {
-    { 0x44, 0x01, 0x54 }, { 0x3b, 0x52, 0x8b }, { 0x21, 0x91, 0x8c },
-    { 0x5e, 0xc9, 0x62 }, { 0xfd, 0xe7, 0x25 },
-  };
-  t = CLAMP (t, 0.0, 1.0) * 4.0;
-  guint i = MIN ((guint) t, 3u);
-  double f = t - i;
-  guint rgb[3];
-  for (guint k = 0; k < 3; k++)
-    rgb[k] = (guint) lround (stops[i][k] + f * ((double) stops[i + 1][k] - stops[i][k]));
-  g_snprintf (out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
-  *dark = t < 2.2;
 }
 
 /* A "nice" axis step (1, 2, 5 x 10^k) for about @n ticks over [0, max]. */
@@ -224,6 +208,7 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
   for (guint i = 0; i < nx * ny; i++)
     cell[i] = -1;
   double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+  double bv = m->get (((const SimReportEntry *) g_ptr_array_index (d->entries, d->baseline))->result);
   for (guint i = 0; i < d->entries->len; i++)
     {
       const SimReportEntry *e = g_ptr_array_index (d->entries, i);
@@ -241,7 +226,7 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
 
   const double cw = 74, ch = 40, left = 100, top = 58, legend_w = 14;
   double gw = cw * nx, gh = ch * ny;
-  double w = MAX (left + gw + 20 + legend_w + 52, 380), h = top + gh + 52;
+  double w = MAX (left + gw + 20 + legend_w + 80, 380), h = top + gh + 52;
   GString *o = g_string_new (NULL);
   g_autofree char *title = g_strdup_printf ("%s over %s%s%s", m->title, ykey ? ykey : "",
                                             ykey ? " x " : "", xkey);
@@ -259,8 +244,8 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
   text (o, 12, 20, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"" INK "\"", head->str);
   g_string_free (head, TRUE);
   text (o, 12, 38, NULL, "font-size=\"11\" fill=\"" MUTED "\"",
-        m->higher_is_better ? "higher is better; brighter = better; outlined: baseline"
-                            : "lower is better; brighter = better; outlined: baseline");
+        m->higher_is_better ? "higher is better; blue better, orange worse than the baseline (outlined)"
+                            : "lower is better; blue better, orange worse than the baseline (outlined)");
 
   int dec = MIN (m->decimals, 3);
   for (guint y = 0; y < ny; y++)
@@ -270,23 +255,33 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
         gint ei = cell[y * nx + x];
         if (ei < 0)
           {
+            /* No result has these values: an empty cell, said so in its
+             * tooltip, not a value. */
+            g_string_append (o, "<g><title>no result for this combination</title>\n");
             rect (o, cx + 1, cy + 1, cw - 2, ch - 2, "fill=\"#f5f7fa\"");
-            text (o, cx + cw / 2, cy + ch / 2 + 4, "middle", "fill=\"" MUTED "\"", "n/a");
+            g_string_append (o, "</g>\n");
             continue;
           }
         const SimReportEntry *e = g_ptr_array_index (d->entries, ei);
         double v = m->get (e->result);
-        double t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
-        if (!m->higher_is_better)
-          t = 1.0 - t;
+        /* Centred on the baseline: the colour says how far from it, in
+         * %change, with one scale for every map (SIM_SVG_SATURATE_PCT). */
         char col[8];
-        gboolean dark;
-        viridis (t, col, &dark);
+        sim_svg_change_colour (m, v, bv, d->threshold, col);
+        double pc = bv != 0.0 ? fabs (100.0 * (v - bv) / bv) : 0.0;
+        gboolean dark = pc >= d->threshold && pc > 0.6 * SIM_SVG_SATURATE_PCT;
+        g_autofree char *vs = sim_report_num (v, dec);
+        g_autofree char *cs = (guint) ei == d->baseline ? g_strdup ("base") : sim_report_change (v, bv);
+        g_string_append (o, "<g><title>");
+        esc (o, e->label);
+        g_string_append_printf (o, ": %s (%s)</title>\n", vs, cs);
         g_autofree char *fill = g_strdup_printf ("fill=\"%s\"", col);
         rect (o, cx + 1, cy + 1, cw - 2, ch - 2, fill);
-        g_autofree char *vs = sim_report_num (v, dec);
-        text (o, cx + cw / 2, cy + ch / 2 + 4, "middle",
+        text (o, cx + cw / 2, cy + ch / 2 - 1, "middle",
               dark ? "fill=\"#ffffff\"" : "fill=\"" INK "\"", vs);
+        text (o, cx + cw / 2, cy + ch / 2 + 12, "middle",
+              dark ? "font-size=\"10\" fill=\"#ffffff\"" : "font-size=\"10\" fill=\"" MUTED "\"", cs);
+        g_string_append (o, "</g>\n");
         if ((guint) ei == d->baseline)
           rect (o, cx + 2.5, cy + 2.5, cw - 5, ch - 5,
                 "fill=\"none\" stroke=\"" ACCENT "\" stroke-width=\"3\"");
@@ -306,24 +301,28 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
       text (o, left - 44, top + gh / 2, "middle", attrs, ykey);
     }
 
-  /* Legend: the scale from worst (bottom) to best (top). */
+  /* Legend: %change from the baseline, better (top) to worse (bottom),
+   * the same scale in every map. */
   double lx = left + gw + 20;
-  const int steps = 16;
+  const int steps = 17;
   for (int s = 0; s < steps; s++)
     {
       char col[8];
-      gboolean dark;
-      viridis ((double) (steps - 1 - s) / (steps - 1), col, &dark);
+      double good = SIM_SVG_SATURATE_PCT * (1.0 - 2.0 * s / (steps - 1));
+      sim_svg_change_colour (m, 100.0 + (m->higher_is_better ? good : -good), 100.0,
+                             d->threshold, col);
       g_autofree char *fill = g_strdup_printf ("fill=\"%s\"", col);
       rect (o, lx, top + gh * s / steps, legend_w, gh / steps + 0.5, fill);
     }
-  double best = m->higher_is_better ? hi : lo, worst = m->higher_is_better ? lo : hi;
-  if (lo > hi)
-    best = worst = 0;
-  g_autofree char *bs = sim_report_num (best, dec);
-  g_autofree char *ws = sim_report_num (worst, dec);
-  text (o, lx + legend_w + 6, top + 10, NULL, "font-size=\"11\" fill=\"" INK "\"", bs);
-  text (o, lx + legend_w + 6, top + gh, NULL, "font-size=\"11\" fill=\"" INK "\"", ws);
+  g_autofree char *sat = sim_report_num (SIM_SVG_SATURATE_PCT, 0);
+  g_autofree char *bs = g_strdup_printf ("%s%% better", sat);
+  g_autofree char *ws = g_strdup_printf ("%s%% worse", sat);
+  text (o, lx + legend_w + 4, top + 10, NULL, "font-size=\"10\" fill=\"" INK "\"", bs);
+  text (o, lx + legend_w + 4, top + gh / 2 + 4, NULL, "font-size=\"10\" fill=\"" INK "\"", "same");
+  text (o, lx + legend_w + 4, top + gh, NULL, "font-size=\"10\" fill=\"" INK "\"", ws);
+  (void) lo;
+  (void) hi;
+  (void) dec;
   g_string_append (o, "</svg>\n");
   g_free (cell);
   return g_string_free (o, FALSE);
@@ -501,6 +500,166 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
             text (o, left - 10, y + 4, "end", "font-size=\"11\" fill=\"" INK "\"", name);
         }
 #undef XP
+    }
+  g_string_append (o, "</svg>\n");
+  return g_string_free (o, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparisons: bars, trade-off                                        */
+
+/* The colour of a %change against the baseline, oriented so that better
+ * is blue and worse is orange whichever way the metric points; the
+ * strength grows with |%change| up to SIM_SVG_SATURATE_PCT, so a 3%
+ * spread stays pale and a 50% one is strong.  Within @threshold: grey. */
+void
+sim_svg_change_colour (const SimReportMetric *m, double v, double base, double threshold,
+                       char out[8])
+{
+  static const guint8 grey[3] = { 0xcb, 0xd2, 0xd9 };
+  static const guint8 better[3] = { 0x21, 0x66, 0xac };
+  static const guint8 worse[3] = { 0xd9, 0x5f, 0x0e };
+  static const guint8 pale[3] = { 0xe4, 0xe7, 0xeb };
+  double pc = base != 0.0 ? 100.0 * (v - base) / base : 0.0;
+  if (fabs (pc) < threshold || base == 0.0)
+    {
+      g_snprintf (out, 8, "#%02x%02x%02x", grey[0], grey[1], grey[2]);
+      return;
+    }
+  gboolean good = (pc > 0) == m->higher_is_better;
+  const guint8 *to = good ? better : worse;
+  double t = 0.25 + 0.75 * MIN (fabs (pc) / SIM_SVG_SATURATE_PCT, 1.0);
+  guint rgb[3];
+  for (guint k = 0; k < 3; k++)
+    rgb[k] = (guint) lround (pale[k] + t * ((double) to[k] - pale[k]));
+  g_snprintf (out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+static double
+label_width (const SimReportData *d)
+{
+  guint n = 0;
+  for (guint i = 0; i < d->entries->len; i++)
+    n = MAX (n, (guint) strlen (((SimReportEntry *) g_ptr_array_index (d->entries, i))->label));
+  /* About 6.6 px a character at 11 px DejaVu Sans; never cut. */
+  return MAX (120.0, 6.6 * n + 24);
+}
+
+char *
+sim_svg_bars (const SimReportData *d, const SimReportMetric *m, double threshold,
+              gboolean standalone)
+{
+  const SimReportEntry *b = g_ptr_array_index (d->entries, d->baseline);
+  guint n = d->entries->len;
+  const double left = label_width (d), pw = 300, top = 50, rh = 22, right = 150;
+  double w = left + pw + right, h = top + n * rh + 30;
+  double bv = m->get (b->result), mx = 0;
+  for (guint i = 0; i < n; i++)
+    mx = MAX (mx, m->get (((SimReportEntry *) g_ptr_array_index (d->entries, i))->result));
+  double step = nice_step (mx > 0 ? mx : 1, 4);
+  double top_v = mx > 0 ? ceil (mx * 1.02 / step) * step : 1;
+  GString *o = g_string_new (NULL);
+  svg_begin (o, w, h, standalone, m->title);
+  text (o, 12, 20, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"" INK "\"", m->title);
+  g_autofree char *th = sim_report_num (threshold, 1), *sat = sim_report_num (SIM_SVG_SATURATE_PCT, 0);
+  g_autofree char *sub = g_strdup_printf ("%s is better; colour: %%change against the baseline, "
+                                          "blue better, orange worse (grey within %s%%, full at %s%%)",
+                                          m->higher_is_better ? "higher" : "lower", th, sat);
+  text (o, 12, 36, NULL, "font-size=\"11\" fill=\"" MUTED "\"", sub);
+  x_axis (o, left, pw, top, top + n * rh, 0, top_v, step, "");
+  int dec = MIN (m->decimals, 3);
+  for (guint i = 0; i < n; i++)
+    {
+      const SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      double v = m->get (e->result), y = top + i * rh;
+      char col[8];
+      sim_svg_change_colour (m, v, bv, threshold, col);
+      g_autofree char *vs = sim_report_num (v, dec);
+      g_autofree char *cs = i == d->baseline ? g_strdup ("baseline") : sim_report_change (v, bv);
+      g_string_append (o, "<g><title>");
+      esc (o, e->label);
+      g_string_append_printf (o, ": %s %s (", vs, m->title);
+      esc (o, cs);
+      g_string_append (o, ")</title>\n");
+      g_autofree char *fill = g_strdup_printf ("fill=\"%s\"%s", col,
+                                               i == d->baseline ? " stroke=\"" INK "\" stroke-width=\"1.5\"" : "");
+      rect (o, left, y + 4, MAX (pw * v / top_v, 1.0), rh - 8, fill);
+      text (o, left - 8, y + rh / 2 + 4, "end",
+            i == d->baseline ? "font-size=\"11\" font-weight=\"bold\" fill=\"" INK "\""
+                             : "font-size=\"11\" fill=\"" INK "\"", e->label);
+      g_autofree char *vt = g_strdup_printf ("%s  %s", vs, cs);
+      text (o, left + pw + 8, y + rh / 2 + 4, NULL, "font-size=\"11\" fill=\"" INK "\"", vt);
+      g_string_append (o, "</g>\n");
+    }
+  g_string_append (o, "</svg>\n");
+  return g_string_free (o, FALSE);
+}
+
+char *
+sim_svg_tradeoff (const SimReportData *d, const SimReportMetric *mx_m, const SimReportMetric *my_m,
+                  gboolean standalone)
+{
+  guint n = d->entries->len;
+  const double left = 70, top = 50, pw = 420, ph = 260;
+  double w = left + pw + 40 + label_width (d), h = top + ph + 50;
+  double xmax = 0, ymax = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      xmax = MAX (xmax, mx_m->get (e->result));
+      ymax = MAX (ymax, my_m->get (e->result));
+    }
+  double xs = nice_step (xmax > 0 ? xmax : 1, 5), ys = nice_step (ymax > 0 ? ymax : 1, 5);
+  xmax = xmax > 0 ? ceil (xmax * 1.05 / xs) * xs : 1;
+  ymax = ymax > 0 ? ceil (ymax * 1.05 / ys) * ys : 1;
+  GString *o = g_string_new (NULL);
+  g_autofree char *title = g_strdup_printf ("%s against %s", my_m->title, mx_m->title);
+  svg_begin (o, w, h, standalone, title);
+  text (o, 12, 20, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"" INK "\"",
+        "Memory against cost");
+  text (o, 12, 36, NULL, "font-size=\"11\" fill=\"" MUTED "\"",
+        "one labelled dot per result; lower left is better on both; orange: baseline");
+  x_axis (o, left, pw, top, top + ph, 0, xmax, xs, mx_m->title);
+  for (double t = 0; t <= ymax + ys * 1e-9; t += ys)
+    {
+      double y = top + ph - ph * t / ymax;
+      line (o, left, y, left + pw, y, "stroke=\"" GRID "\"");
+      g_autofree char *s = sim_report_num (t, ys < 1 ? 1 : 0);
+      text (o, left - 6, y + 4, "end", "font-size=\"10\" fill=\"" MUTED "\"", s);
+    }
+  {
+    char a[G_ASCII_DTOSTR_BUF_SIZE], b2[G_ASCII_DTOSTR_BUF_SIZE];
+    g_autofree char *attrs = g_strdup_printf ("font-size=\"10\" fill=\"" MUTED "\" "
+                                              "transform=\"rotate(-90 %s %s)\"",
+                                              f1 (a, 16), f1 (b2, top + ph / 2));
+    text (o, 16, top + ph / 2, "middle", attrs, my_m->title);
+  }
+  for (guint i = 0; i < n; i++)
+    {
+      const SimReportEntry *e = g_ptr_array_index (d->entries, i);
+      double xv = mx_m->get (e->result), yv = my_m->get (e->result);
+      double cx = left + pw * xv / xmax, cy = top + ph - ph * yv / ymax;
+      g_autofree char *xs_ = sim_report_num (xv, mx_m->decimals);
+      g_autofree char *ys_ = sim_report_num (yv, my_m->decimals);
+      g_string_append (o, "<g><title>");
+      esc (o, e->label);
+      g_string_append_printf (o, ": %s ", xs_);
+      esc (o, mx_m->title);
+      g_string_append_printf (o, ", %s ", ys_);
+      esc (o, my_m->title);
+      g_string_append (o, "</title>\n");
+      circle (o, cx, cy, i == d->baseline ? 6 : 5,
+              i == d->baseline ? "fill=\"" ACCENT "\" stroke=\"#ffffff\""
+                               : "fill=\"" MAIN "\" stroke=\"#ffffff\"");
+      /* Numbered dots, the numbers keyed beside the plot: labels of
+       * nearby results would overlap on the plot itself. */
+      g_autofree char *num = g_strdup_printf ("%u", e->index);
+      text (o, cx + 8, cy - 6, NULL, "font-size=\"10\" fill=\"" INK "\"", num);
+      g_string_append (o, "</g>\n");
+      g_autofree char *key = g_strdup_printf ("%u  %s", e->index, e->label);
+      text (o, left + pw + 30, top + 10 + i * 16, NULL,
+            i == d->baseline ? "font-size=\"11\" font-weight=\"bold\" fill=\"" INK "\""
+                             : "font-size=\"11\" fill=\"" INK "\"", key);
     }
   g_string_append (o, "</svg>\n");
   return g_string_free (o, FALSE);

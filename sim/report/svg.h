@@ -22,6 +22,22 @@ char *sim_svg_cycles (const SimReportData *d, gboolean standalone);
 /* Fastpath % of the busiest caches across entries: range, dots, baseline. */
 char *sim_svg_caches (const SimReportData *d, gboolean standalone);
 
+/* Colour scales of comparisons saturate at this |%change|. */
+#define SIM_SVG_SATURATE_PCT 25.0
+
+/* #rrggbb for @v against @base: grey within @threshold %, else blue
+ * (better) or orange (worse), stronger up to SIM_SVG_SATURATE_PCT. */
+void  sim_svg_change_colour (const SimReportMetric *m, double v, double base, double threshold,
+                             char out[8]);
+/* One labelled bar per entry (labels in full), coloured by %change
+ * against the baseline, value and %change printed, a tooltip per bar. */
+char *sim_svg_bars (const SimReportData *d, const SimReportMetric *m, double threshold,
+                    gboolean standalone);
+/* A scatter of @my against @mx, one numbered dot per entry with a key and
+ * tooltips (the memory-vs-cycles trade-off). */
+char *sim_svg_tradeoff (const SimReportData *d, const SimReportMetric *mx,
+                        const SimReportMetric *my, gboolean standalone);
+
 /* Distinct values of @key over @d's entries: numeric order when every
  * value is a number, else first appearance. */
 GPtrArray *sim_svg_axis_values (const SimReportData *d, const char *key);

@@ -98,6 +98,28 @@ text_provenance (GString *o, const SimReportData *d)
     }
 }
 
+/* "label: a, b, c" wrapped at the text width on the ", " between items. */
+static void
+text_wrapped (GString *o, const char *label, const char *list)
+{
+  g_auto (GStrv) parts = g_strsplit (list, ", ", -1);
+  gsize start = o->len;
+  g_string_append (o, label);
+  for (guint i = 0; parts[i]; i++)
+    {
+      gsize line_len = o->len - start;
+      if (i > 0 && line_len + 2 + strlen (parts[i]) > TEXT_WIDTH)
+        {
+          g_string_append (o, ",\n");
+          start = o->len;
+          g_string_append_printf (o, "%*s%s", (int) strlen (label), "", parts[i]);
+        }
+      else
+        g_string_append_printf (o, "%s%s", i ? ", " : "", parts[i]);
+    }
+  g_string_append_c (o, '\n');
+}
+
 static void
 text_header (GString *o, const SimReportData *d)
 {
@@ -106,7 +128,9 @@ text_header (GString *o, const SimReportData *d)
                   *al = common (d, "allocator");
   g_string_append_printf (o, "slabsim report: %s (%u result%s)\n", d->title, d->entries->len,
                           d->entries->len == 1 ? "" : "s");
-  g_string_append_printf (o, "trace:     %s\nmachine:   %s\nallocator: %s\n", tr, ma, al);
+  text_wrapped (o, "trace:     ", tr);
+  text_wrapped (o, "machine:   ", ma);
+  text_wrapped (o, "allocator: ", al);
   if (d->axes->len)
     {
       g_string_append (o, "varying:   ");
@@ -132,7 +156,9 @@ text_table (GString *o, const SimReportData *d, const SimReportMetric *const *ms
       aw[k] = (guint) strlen (key);
       for (guint i = 0; i < d->entries->len; i++)
         aw[k] = MAX (aw[k], (guint) strlen (param_or_dash (entry (d, i), g_ptr_array_index (d->axes, k))));
-      aw[k] = MIN (aw[k], 24u);
+      /* Labels in full: one axis may take what one metric block leaves;
+       * several share it. */
+      aw[k] = MIN (aw[k], n_ax == 1 ? (guint) (TEXT_WIDTH - 6 - METRIC_COL) : 24u);
       axes_w += aw[k] + 1;
     }
   guint per_block = axes_w < TEXT_WIDTH ? (TEXT_WIDTH - axes_w) / METRIC_COL : 1;
@@ -444,7 +470,16 @@ static const char css[] =
   "tr:nth-child(even) td{background:#f8f9fb}\n"
   "tr.base td{background:#fff4e5;font-weight:bold}\n"
   ".better{color:#1b7f3b}.worse{color:#b42318}.same{color:#9aa5b1}\n"
-  "footer{margin-top:36px;color:#9aa5b1;font-size:12px}\n";
+  "footer{margin-top:36px;color:#9aa5b1;font-size:12px}\n"
+  "svg{max-width:100%;height:auto}\n"
+  /* Print and PDF: every column kept (no scrolling box to cut it), tables
+   * shrink to the page, panels not split across pages. */
+  "@page{size:A4 landscape;margin:12mm}\n"
+  "@media print{body{background:#fff;font-size:11px}main{max-width:none;padding:0}"
+  ".panel,.card{box-shadow:none;border:1px solid #cbd2d9;overflow:visible;"
+  "break-inside:avoid}th{position:static}table{font-size:9px;width:100%}"
+  "th,td{padding:2px 4px;white-space:normal}td.p{word-break:break-all}"
+  ".maps{display:block}}\n";
 
 static const char *
 change_class (const SimReportMetric *m, double v, double base)
@@ -459,7 +494,10 @@ static void
 html_cards (GString *o, const SimReportData *d, const SimReportMetric *const *ms, guint n_ms)
 {
   const SimReportEntry *b = entry (d, d->baseline);
-  g_string_append (o, "<div class=\"cards\">\n");
+  g_autofree char *th = sim_report_num (d->threshold, 1);
+  g_string_append_printf (o, "<p class=\"note\">Best result per metric, named only when it "
+                          "differs from the baseline by at least %s%% (<code>--threshold</code>)."
+                          "</p>\n<div class=\"cards\">\n", th);
   for (guint m = 0; m < n_ms; m++)
     {
       guint best = d->baseline;
@@ -471,6 +509,12 @@ html_cards (GString *o, const SimReportData *d, const SimReportMetric *const *ms
         }
       const SimReportEntry *e = entry (d, best);
       double v = ms[m]->get (e->result), bv = ms[m]->get (b->result);
+      /* A winner only beyond the threshold: a 0.3% lead is noise in a
+       * design review, whatever the simulator's determinism. */
+      if (best != d->baseline && (bv == 0.0 || fabs (100.0 * (v - bv) / bv) < d->threshold))
+        best = d->baseline;
+      e = entry (d, best);
+      v = ms[m]->get (e->result);
       g_autofree char *vs = sim_report_num (v, ms[m]->decimals);
       g_autofree char *bs = sim_report_num (bv, ms[m]->decimals);
       g_autofree char *cs = sim_report_change (v, bv);
@@ -480,7 +524,9 @@ html_cards (GString *o, const SimReportData *d, const SimReportMetric *const *ms
                               "<div class=\"w\">", vs, change_class (ms[m], v, bv),
                               best == d->baseline ? "" : cs);
       if (best == d->baseline)
-        g_string_append (o, "the baseline is best");
+        {
+          g_string_append_printf (o, "no result beats the baseline by %s%% or more", th);
+        }
       else
         {
           g_string_append_printf (o, "#%u ", e->index);
@@ -594,14 +640,48 @@ render_html (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
 
   html_cards (o, d, ms, n_ms);
 
-  if (d->axes->len >= 1)
+  if (d->axes->len <= 1)
+    {
+      /* A comparison, not a grid: one labelled bar per result and metric. */
+      g_string_append (o, "<h2>Side by side</h2>\n<p class=\"note\">One bar per result; "
+                       "the value and its %change against the baseline (outlined) at the "
+                       "right; hover a bar for its label and value.</p>\n<div class=\"maps\">\n");
+      guint nm;
+      const SimReportMetric *allm = sim_report_metrics (&nm);
+      for (guint m = 0; m < n_ms; m++)
+        {
+          g_autofree char *svg = sim_svg_bars (d, ms[m], d->threshold, FALSE);
+          g_string_append_printf (o, "<div class=\"panel\">\n%s</div>\n", svg);
+        }
+      /* The metrics of the memory hierarchy, always: what the fast paths
+       * cost further down. */
+      static const char *const deep[] = { "l2_misses_per_op", "l3_misses_per_op",
+                                          "remote_dram_per_kop", "hitm_per_kop", "peak_kib" };
+      for (guint k = 0; k < G_N_ELEMENTS (deep); k++)
+        {
+          gboolean shown = FALSE;
+          for (guint m = 0; m < n_ms; m++)
+            shown |= strcmp (ms[m]->name, deep[k]) == 0;
+          const SimReportMetric *dm = sim_report_metric_lookup (deep[k]);
+          if (shown || dm == NULL)
+            continue;
+          g_autofree char *svg = sim_svg_bars (d, dm, d->threshold, FALSE);
+          g_string_append_printf (o, "<div class=\"panel\">\n%s</div>\n", svg);
+        }
+      (void) allm;
+      (void) nm;
+      g_string_append (o, "</div>\n");
+    }
+  else
     {
       const char *ykey = d->axes->len > 1 ? g_ptr_array_index (d->axes, 0) : NULL;
       const char *xkey = d->axes->len > 1 ? g_ptr_array_index (d->axes, 1) : g_ptr_array_index (d->axes, 0);
-      g_string_append_printf (o, "<h2>%s</h2>\n<p class=\"note\">Each cell is one "
-                              "result; colour runs from worst (dark) to best (bright) within "
-                              "each map.</p>\n<div class=\"maps\">\n",
-                              d->axes->len >= 2 ? "Over the sweep grid" : "Side by side");
+      g_autofree char *th = sim_report_num (d->threshold, 1);
+      g_string_append_printf (o, "<h2>Over the sweep grid</h2>\n<p class=\"note\">Each cell "
+                              "is one result, its value and %%change against the baseline "
+                              "(outlined); blue is better, orange worse, grey within %s%%; "
+                              "the colour is full at %s%% in every map.</p>\n"
+                              "<div class=\"maps\">\n", th, "25");
       g_autoptr (GPtrArray) fs = facets (d);
       for (guint f = 0; f < fs->len && f < 12; f++)
         for (guint m = 0; m < n_ms; m++)
@@ -620,6 +700,20 @@ render_html (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
   g_string_append_printf (o, "<h2>Cost per operation</h2>\n<p class=\"note\">Simulated cycles "
                           "per allocation and per free, including cache misses and lock "
                           "waits.</p>\n<div class=\"panel\">\n%s</div>\n", cycles);
+  {
+    const SimReportMetric *mem = sim_report_metric_lookup ("peak_kib");
+    const SimReportMetric *cyc = sim_report_metric_lookup ("op_cycles");
+    gboolean have_peak = FALSE;
+    for (guint i = 0; i < d->entries->len; i++)
+      have_peak |= mem->get (entry (d, i)->result) > 0;
+    if (!have_peak)
+      mem = sim_report_metric_lookup ("footprint_kib");
+    g_autofree char *tr_svg = sim_svg_tradeoff (d, mem, cyc, FALSE);
+    g_string_append_printf (o, "<h2>Memory against cycles</h2>\n<p class=\"note\">Each "
+                            "result's %s against its mean cycles per operation (allocations "
+                            "and frees): the trade-off a design review weighs.</p>\n"
+                            "<div class=\"panel\">\n%s</div>\n", mem->title, tr_svg);
+  }
   g_string_append (o, "<h2>All results</h2>\n<p class=\"note\">%change against the baseline; "
                    "green is better, red worse, grey within 0.5%.</p>\n");
   html_table (o, d, ms, n_ms);

@@ -109,7 +109,7 @@ test_tables_load_exactly (void **state)
 {
   (void) state;
   g_auto (GStrv) tables = sim_paths_tables ();
-  assert_int_equal (g_strv_length (tables), 10);
+  assert_int_equal (g_strv_length (tables), 11);
   for (guint t = 0; tables[t]; t++)
     {
       g_autofree char *file = NULL;
@@ -157,8 +157,8 @@ test_every_era_has_every_path (void **state)
         tu_world_clear (&w);
         n++;
       }
-  /* slub 4 eras, slab 2, slqb 1 (each world also loads its page table). */
-  assert_int_equal (n, 7);
+  /* slub 5 eras, slab 2, slqb 1 (each world also loads its page table). */
+  assert_int_equal (n, 8);
 }
 
 /* After one allocation and its free, the next allocation of the cache is

@@ -110,11 +110,12 @@ test_html_self_contained (void **state)
   assert_true (g_file_get_contents (path, &html, NULL, NULL));
   assert_true (g_str_has_prefix (html, "<!DOCTYPE html>"));
   assert_self_contained (html);
-  /* A heat map per default metric and the two other charts. */
+  /* A heat map per default metric and the three other charts (busiest
+   * caches, cycles, memory against cycles). */
   guint svgs = 0;
   for (const char *p = html; (p = strstr (p, "<svg")); p++)
     svgs++;
-  assert_int_equal (svgs, 4 + 2);
+  assert_int_equal (svgs, 4 + 3);
   tu_assert_contains (html, "alloc fastpath %");
   tu_assert_contains (html, "Cycles per operation");
   /* Same bytes twice. */
