@@ -3,8 +3,9 @@
 #
 # usage: [RUNS=N] bench/cachesim.sh [BUILD_DIR]   (default: build-rel, a release build)
 #
-# Every row is the best of RUNS runs (default 1): on a shared host single
-# runs vary by tens of percent.
+# Every row is the median of RUNS runs (default 1): on a shared host single
+# runs vary by tens of percent; the CPU column (user + sys) varies less than
+# the elapsed one.
 # Generates a 20-million-access din trace with bench/gen-din (16 CPUs, private
 # hot sets plus shared lines and locks; gzip and plain copies) and, when
 # ../shared/validation/cachegrind/walk.c and cc exist, caches.md's walk stream
@@ -40,27 +41,34 @@ fi
 
 RUNS=${RUNS:-1}
 
-# run LABEL COMMAND...: elapsed seconds, user seconds, max RSS in KiB of the
-# fastest of RUNS runs.
+# run LABEL COMMAND...: the median elapsed seconds of RUNS runs, with that
+# run's user seconds and max RSS in KiB, and the median CPU (user + sys)
+# seconds (the steadier figure on a shared host).
 run () {
   local label=$1; shift
-  local best= bus= brss= i
+  local i rows=
   for i in $(seq "$RUNS"); do
     run1 "$@"
-    if [ -z "$best" ] || [ "$(echo "$el < $best" | bc)" = 1 ]; then
-      best=$el; bus=$us; brss=$rss
-    fi
+    rows="$rows$el $us $rss $(echo "$us + ${sy:-0}" | bc)
+"
   done
-  printf "%-58s %7.2f s  %6.1f M acc/s  user %5s s  maxrss %7d KiB\n" "$label" "$best" \
-    "$(echo "$N / $best / 1000000" | bc -l)" "$bus" "$brss"
+  local mid=$(( (RUNS + 1) / 2 ))
+  read -r best bus brss _ <<EOT
+$(printf '%s' "$rows" | sort -g -k1,1 | sed -n "${mid}p")
+EOT
+  local cpu
+  cpu=$(printf '%s' "$rows" | sort -g -k4,4 | sed -n "${mid}p" | cut -d' ' -f4)
+  printf "%-58s %7.2f s  %6.1f M acc/s  cpu %5s s (%5.1f M/s)  maxrss %7d KiB\n" "$label" \
+    "$best" "$(echo "$N / $best / 1000000" | bc -l)" "$cpu" \
+    "$(echo "$N / $cpu / 1000000" | bc -l)" "$brss"
 }
 
 # run1 COMMAND...: sets el, us, rss.
 run1 () {
   local out=$work/out.txt
   if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f "%e %U %M" -o "$work/time.txt" "$@" > "$out"
-    read -r el us rss < "$work/time.txt"
+    /usr/bin/time -f "%e %U %M %S" -o "$work/time.txt" "$@" > "$out"
+    read -r el us rss sy < "$work/time.txt"
   else
     local t0 t1 pid hwm=0
     t0=$(date +%s.%N)
@@ -72,16 +80,22 @@ run1 () {
     done
     wait $pid
     t1=$(date +%s.%N)
-    el=$(echo "$t1 - $t0" | bc); us=-; rss=$hwm
+    el=$(echo "$t1 - $t0" | bc); us=0; sy=0; rss=$hwm
   fi
 }
 
-# replay ARGS...: the memsys-replay line with the best CPU-time rate of RUNS.
+# replay ARGS...: the memsys-replay line with the median CPU-time rate of
+# RUNS, with and without the prefetch of the access 16 ahead (interleaved).
 replay () {
-  local i
+  local i mid=$(( (RUNS + 1) / 2 ))
   for i in $(seq "$RUNS"); do
-    "$build/bench/memsys-replay" "$@" | head -1
-  done | awk -F'= ' '{ print $NF, $0 }' | sort -g -r | head -1 | cut -d' ' -f3-
+    "$build/bench/memsys-replay" "$@" | head -1 | sed 's/^/prefetch:    /'
+    SLABSIM_NO_PREFETCH=1 "$build/bench/memsys-replay" "$@" | head -1 | sed 's/^/no prefetch: /'
+  done > "$work/replay.txt"
+  for k in "prefetch:" "no prefetch:"; do
+    grep "^$k" "$work/replay.txt" | awk -F'= ' '{ print $NF, $0 }' | sort -g | sed -n "${mid}p" \
+      | cut -d' ' -f3-
+  done
 }
 
 echo "trace: $N accesses; host: $(nproc) CPUs, $(uname -r)"
@@ -102,7 +116,7 @@ if printf 'r 1000 8\n' | "$build/slabsim" cachesim --machine nehalem-ep-2s - >/d
 else
   echo "cachesim --machine nehalem-ep-2s: skipped (machine loader not available)"
 fi
-echo "model only (trace preloaded; the rate printed by memsys-replay, best CPU-time rate of $RUNS):"
+echo "model only (trace preloaded; the rate printed by memsys-replay, median CPU-time rate of $RUNS):"
 replay --cachegrind "$plain"
 [ -n "$walk_trace" ] && replay --cachegrind "$walk_trace"
 replay "$plain"

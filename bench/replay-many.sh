@@ -43,22 +43,28 @@ r=0
 while [ $r -lt "$ROUNDS" ]; do
   while IFS='|' read -r name cmd; do
     s=$(date +%s%N)
-    /usr/bin/time -f %M -o "$TMP/rss" sh -c "$cmd" >/dev/null 2>&1
+    /usr/bin/time -f "%M %U %S" -o "$TMP/rss" sh -c "$cmd" >/dev/null 2>&1
     e=$(date +%s%N)
-    echo "$(( (e - s) / 1000000 )) $(tail -1 "$TMP/rss")" >> "$TMP/$name"
+    set -- $(tail -1 "$TMP/rss")
+    echo "$(( (e - s) / 1000000 )) $1 $(echo "($2 + $3) * 1000 / 1" | bc)" >> "$TMP/$name"
   done < "$TMP/cmds"
   r=$((r + 1))
 done
 
-median () {   # "ms rss" of the median run of $1
+median () {   # "ms rss cpu-ms" of the median run of $1 (by elapsed)
   sort -n "$TMP/$1" | sed -n "$(( ($(wc -l < "$TMP/$1") + 1) / 2 ))p"
 }
+cpu_median () {   # the median CPU time (user + sys, ms) of $1's runs
+  cut -d' ' -f3 "$TMP/$1" | sort -n | sed -n "$(( ($(wc -l < "$TMP/$1") + 1) / 2 ))p"
+}
 g=$(median gzip | cut -d' ' -f1)
+gc=$(cpu_median gzip)
 events=$(gzip -dc "$T" | grep -c -E 'kmalloc|kfree|kmem_cache_(alloc|free)' || true)
 echo "trace: $T ($events slab events), $ROUNDS interleaved rounds, medians; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-44s %9s %7s %9s\n' "command" "median" "x gzip" "peak RSS"
+printf '%-44s %10s %7s %10s %7s %9s\n' "command" "elapsed" "x gzip" "CPU" "x gzip" "peak RSS"
 while IFS='|' read -r name cmd; do
   set -- $(median "$name")
-  printf '%-44s %7d ms %6.2fx %6d MB\n' "$name: $(echo "$cmd" | cut -c1-36)" "$1" \
-    "$(echo "$1 / $g" | bc -l)" "$(( $2 / 1024 ))"
+  c=$(cpu_median "$name")
+  printf '%-44s %7d ms %6.2fx %7d ms %6.2fx %6d MB\n' "$name: $(echo "$cmd" | cut -c1-36)" "$1" \
+    "$(echo "$1 / $g" | bc -l)" "$c" "$(echo "$c / $gc" | bc -l)" "$(( $2 / 1024 ))"
 done < "$TMP/cmds"

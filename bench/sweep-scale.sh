@@ -5,6 +5,8 @@
 #
 # Interleaved rounds on the shared host, medians, each into a fresh
 # directory (a directory already holding the points would skip them).
+# The speed-up needs a second idle vCPU: with the host's load above 2 the
+# other threads take it, so read the CPU column too (the work done).
 # BASE=path/to/another/slabsim adds its runs, interleaved.
 #
 # Usage: bench/sweep-scale.sh [SWEEP.yaml] [ROUNDS]   (builds build-rel/)
@@ -29,9 +31,10 @@ while [ $r -lt "$ROUNDS" ]; do
   while IFS='|' read -r name cmd; do
     rm -rf "$TMP/out"
     s=$(date +%s%N)
-    /usr/bin/time -f %M -o "$TMP/rss" sh -c "$cmd -o $TMP/out" >/dev/null 2>&1
+    /usr/bin/time -f "%M %U %S" -o "$TMP/rss" sh -c "$cmd -o $TMP/out" >/dev/null 2>&1
     e=$(date +%s%N)
-    echo "$(( (e - s) / 1000000 )) $(tail -1 "$TMP/rss")" >> "$TMP/$name"
+    set -- $(tail -1 "$TMP/rss")
+    echo "$(( (e - s) / 1000000 )) $1 $(echo "($2 + $3) * 1000 / 1" | bc)" >> "$TMP/$name"
   done < "$TMP/cmds"
   r=$((r + 1))
 done
@@ -41,7 +44,8 @@ median () {
 echo "sweep: $SW ($(build-rel/slabsim sweep "$SW" --list | wc -l) lines of plan), $ROUNDS interleaved rounds, medians; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 while IFS='|' read -r name cmd; do
   set -- $(median "$name")
-  printf '%-8s %7d ms  peak RSS %4d MB\n' "$name" "$1" "$(( $2 / 1024 ))"
+  c=$(cut -d' ' -f3 "$TMP/$name" | sort -n | sed -n "$(( ($(wc -l < "$TMP/$name") + 1) / 2 ))p")
+  printf '%-8s elapsed %7d ms  CPU %7d ms  peak RSS %4d MB\n' "$name" "$1" "$c" "$(( $2 / 1024 ))"
 done < "$TMP/cmds"
 j1=$(median j1 | cut -d' ' -f1); j2=$(median j2 | cut -d' ' -f1)
 printf 'speed-up --jobs 2 / --jobs 1: %.2fx\n' "$(echo "$j1 / $j2" | bc -l)"

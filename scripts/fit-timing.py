@@ -36,10 +36,16 @@ ROOT = os.path.dirname(HERE)
 # "check": CPU only hinted, compared in absolute but not fitted) and why.
 STATS_OFF = {"slub": ":slub_stats=0", "slab": "", "slqb": ""}
 TABLES = {
-    "S01-P4-HEAD-r1": ("pentium4", "slub@2.6.23", "abs",
-                       "2.6.24-rc SLUB: 2.6.23 is the modelled era before the cmpxchg_local fast path"),
-    "S01-P4-HEAD-r2": ("pentium4", "slub@2.6.23", "abs", "the second run of r1"),
-    "S01-AMD64-base": ("athlon64-x2", "slub@2.6.23", "abs", "as S01-P4"),
+    # 2.6.24-rc's __kmalloc hands sizes above PAGE_SIZE / 2 to __get_free_pages
+    # (mm/slub.c of 2.6.24-rc3, quoted in "[BUG 2.6.24-rc3-git6] SLUB's ksize()
+    # fails for size > 2048", linux-mm 2 Dec 2007,
+    # <19f34abd0712020830y4825691atdfc9dac07ce4cb35@mail.gmail.com>); 2.6.23's
+    # does not: pass_through=2048 gives the modelled era that kernel's rule.
+    "S01-P4-HEAD-r1": ("pentium4", "slub@2.6.23:pass_through=2048", "abs",
+                       "2.6.24-rc SLUB: 2.6.23 is the modelled era before the cmpxchg_local fast "
+                       "path, with 2.6.24-rc's pass-through above PAGE_SIZE/2"),
+    "S01-P4-HEAD-r2": ("pentium4", "slub@2.6.23:pass_through=2048", "abs", "the second run of r1"),
+    "S01-AMD64-base": ("athlon64-x2", "slub@2.6.23:pass_through=2048", "abs", "as S01-P4"),
     "S02-SLAB-before": ("broadwell-ep", "slab@2.6.34", "shape",
                         "2016 SLAB: 2.6.34 is the latest SLAB era; CPU unnamed (TSC ~3.5 GHz)"),
     "S03-SLUB-before": ("broadwell-ep", "slub@6.18", "shape",
@@ -135,9 +141,12 @@ def run_slab_test(exe, machine, alloc, tests, count, cpi):
 
 def simulate(exe, table, pts, count, cpi):
     machine, alloc, _, _ = TABLES[table]
-    name = alloc.split("@")[0]
+    name = alloc.split("@")[0].split(":")[0]
     tests = sorted({k[0] for k, _ in pts})
-    sim = run_slab_test(exe, machine, alloc + STATS_OFF[name], tests, count, cpi)
+    stats = STATS_OFF[name]
+    if stats and ":" in alloc:
+        stats = "," + stats[1:]
+    sim = run_slab_test(exe, machine, alloc + stats, tests, count, cpi)
     return [sim[k] for k, _ in pts]
 
 

@@ -78,8 +78,8 @@ struct _SimTraceStream {
   char            *name;
   SimTraceFormat   format;
   SimTraceStrings *strings;
-  SimTraceEvent   *buf[2];
-  guint            cur;
+  SimTraceEvent   *buf[SIM_TRACE_MAX_BUFFERS];
+  guint            n_buf, cur;
   gboolean         done;
   GError          *pending;      /* a trace error after the events handed out */
   /* the decoded-trace cache */
@@ -125,8 +125,8 @@ sim_trace_stream_free (SimTraceStream *s)
       g_string_chunk_free (s->strings->chunk);
       g_free (s->strings);
     }
-  g_free (s->buf[0]);
-  g_free (s->buf[1]);
+  for (guint i = 0; i < SIM_TRACE_MAX_BUFFERS; i++)
+    g_free (s->buf[i]);
   g_clear_error (&s->pending);
   g_free (s->cache_dir);
   g_free (s->cache_path);
@@ -329,8 +329,7 @@ sim_trace_stream_open (const char *path, const SimTraceStreamOptions *opt, GErro
   if (!s->cached)
     s->format = opt->read_path ? sim_trace_reader_source_format (s->reader)
                                : sim_trace_reader_format (s->reader);
-  s->buf[0] = g_new (SimTraceEvent, SIM_TRACE_CHUNK);
-  s->buf[1] = g_new (SimTraceEvent, SIM_TRACE_CHUNK);
+  s->n_buf = 2;
   return g_steal_pointer (&s);
 }
 
@@ -377,7 +376,9 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
     }
   if (s->done)
     return FALSE;
-  s->cur ^= 1;
+  s->cur = (s->cur + 1) % s->n_buf;
+  if (s->buf[s->cur] == NULL)
+    s->buf[s->cur] = g_new (SimTraceEvent, SIM_TRACE_CHUNK);
   SimTraceEvent *b = s->buf[s->cur];
   guint k = 0;
   GError *local = NULL;
@@ -420,6 +421,13 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
   *ev = b;
   *n = k;
   return TRUE;
+}
+
+void
+sim_trace_stream_set_buffers (SimTraceStream *s, guint n)
+{
+  g_return_if_fail (n >= 2 && n <= SIM_TRACE_MAX_BUFFERS);
+  s->n_buf = n;
 }
 
 const SimTraceStrings *

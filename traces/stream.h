@@ -8,7 +8,8 @@
  * text twice.  Memory is bounded, not proportional to the trace: the stream
  * holds two chunks (the one being replayed and the one being decoded), so
  * a chunk is valid until the call to sim_trace_stream_next after the one
- * that follows the call which returned it.
+ * that follows the call which returned it (with N buffers: until N - 1
+ * more calls have returned).
  *
  * Strings (cache names, call sites, gfp text, task names) live in a
  * SimTraceStrings table that only grows and never moves an entry: a
@@ -31,6 +32,7 @@
 G_BEGIN_DECLS
 
 #define SIM_TRACE_CHUNK 16384
+#define SIM_TRACE_MAX_BUFFERS 16
 
 /* ---- strings ------------------------------------------------------------ */
 
@@ -62,6 +64,11 @@ SimTraceStream *sim_trace_stream_open (const char *path, const SimTraceStreamOpt
 SimTraceStream *sim_trace_stream_ref (SimTraceStream *s);
 void sim_trace_stream_free (SimTraceStream *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTraceStream, sim_trace_stream_free)
+
+/* Keep @n chunk buffers (2 to SIM_TRACE_MAX_BUFFERS, default 2) so that
+ * consumers may lag the decoder by up to @n - 1 chunks; before the first
+ * next. */
+void sim_trace_stream_set_buffers (SimTraceStream *s, guint n);
 
 /* The next chunk: TRUE with *ev and *n (n >= 1), or FALSE at the end
  * (error unset) or on a trace error.  Events before an error are handed

@@ -518,6 +518,7 @@ sim_alloc_report_clear (SimAllocReport *r)
     {
       SimAllocCacheRow *row = &g_array_index (r->rows, SimAllocCacheRow, i);
       g_free (row->name);
+      g_free (row->proc_name);
       g_strfreev (row->aliases);
       g_free (row->stats);
     }

@@ -5,9 +5,9 @@
  * SimAllocOps table.  It keeps its kernel structures at simulated
  * addresses (kmem_cache, per-CPU data, struct page in the vmemmap, the
  * free pointer inside each object, list heads, locks) and issues every load
- * and store the kernel code would make through op_access(), which sends it
- * to the cache model (models/cache/memsys.h) and adds the latency to the
- * operation's cost.  Locks are engine resources (sim/core/engine.h): taking
+ * and store the kernel code would make through the sim_op_* calls below,
+ * which send it to the cache model (models/cache/memsys.h) and combine the
+ * latencies in time with the core timing model (SimOp, SimCoreState).  Locks are engine resources (sim/core/engine.h): taking
  * one held by another CPU makes this operation wait.
  *
  * A SimOp is the execution of one allocator call on one CPU (see below and
@@ -348,6 +348,19 @@ typedef struct {
   guint64  slabs;
   guint64  order_fallback;
   guint64  bytes;                /* slabs * (PAGE_SIZE << order) */
+  /* What slabinfo, slabtop and /proc/slabinfo show beyond the above
+   * (sim/report/views.c); read from the model's state, never used by it. */
+  char    *proc_name;            /* /proc/slabinfo's name (SLUB: s->name, the
+                                  * first cache of a merged one); NULL: name */
+  guint64  total_objects;        /* num_objs: objects in all slabs */
+  guint64  partial_slabs;        /* on node partial lists */
+  guint64  cpu_slabs;            /* SLUB: cpu slabs and cpu partial slabs */
+  guint64  objects_partial;      /* objects in use in partial slabs */
+  guint64  active_slabs;         /* /proc/slabinfo's (SLAB: not free) */
+  guint32  align;
+  guint32  flags;                /* SIM_SLAB_* the cache was created with */
+  guint32  limit, batchcount, shared;  /* SLAB's tunables; 0 elsewhere */
+  guint64  shared_avail;         /* SLAB: objects in the shared arrays */
   guint    n_stats;
   const char *const *stat_names; /* static, n_stats entries */
   guint64 *stats;

@@ -2136,6 +2136,10 @@ sim_slab_cache_info (const SimSlab *m, SimCacheId id, SimSlabCacheInfo *out)
   out->batchcount = c->batchcount;
   out->shared = c->shared;
   out->shared_limit = c->node[0].shared ? c->node[0].shared->limit : 0;
+  /* s_show's shared_avail: the objects waiting in every node's shared array. */
+  for (guint nd = 0; nd < m->n_nodes; nd++)
+    if (c->node[nd].shared)
+      out->shared_avail += c->node[nd].shared->avail;
   for (guint nd = 0; nd < m->n_nodes && out->alien_limit == 0; nd++)
     if (c->node[nd].alien)
       for (guint r = 0; r < m->n_nodes; r++)
@@ -2477,6 +2481,17 @@ ops_report (gpointer mp, SimAllocReport *out)
       row.free = row.free_fast + info.stat[SIM_SLAB_FREEMISS] + info.stat[SIM_SLAB_NODE_FREES];
       row.objects = info.active_objs;
       row.slabs = info.slabs;
+      row.total_objects = info.slabs * info.num;
+      row.partial_slabs = info.partial_slabs;
+      row.active_slabs = info.full_slabs + info.partial_slabs;
+      /* Objects in use in partial slabs: all in use less the full slabs'. */
+      row.objects_partial = info.active_objs - MIN (info.active_objs, info.full_slabs * info.num);
+      row.align = info.align;
+      row.flags = ((const SlabCache *) g_ptr_array_index (m->caches, i))->flags;
+      row.limit = info.limit;
+      row.batchcount = info.batchcount;
+      row.shared = info.shared;
+      row.shared_avail = info.shared_avail;
       row.bytes = info.slabs * ((guint64) SIM_PAGE_SIZE << info.gfporder);
       row.n_stats = SIM_SLAB_N_STATS;
       row.stat_names = stat_names;

@@ -96,6 +96,7 @@ typedef struct {
   guint32 limit, batchcount, shared;
   guint32 shared_limit;         /* entries of each node's shared array (0: none) */
   guint32 alien_limit;          /* entries of each alien array (0: none) */
+  guint64 shared_avail;         /* objects in the nodes' shared arrays */
   guint64 slabs, full_slabs, partial_slabs, free_slabs;
   guint64 active_objs;          /* sum of inuse, as /proc/slabinfo */
   guint64 live;                 /* handed out and not freed */

@@ -1824,6 +1824,11 @@ ops_report (gpointer mp, SimAllocReport *out)
       row.free_fast = row.free - info.stat[SIM_SLQB_FREE_REMOTE];
       row.objects = info.inuse_objects;
       row.slabs = info.slabs;
+      row.total_objects = info.slabs * info.g.objects;
+      row.partial_slabs = info.partial_slabs;
+      row.active_slabs = info.slabs;
+      row.align = info.g.align;
+      row.flags = ((const SlqbCache *) g_ptr_array_index (m->caches, i))->flags;
       row.order_fallback = 0;
       row.bytes = info.slabs * ((guint64) SIM_PAGE_SIZE << info.g.order);
       row.n_stats = SIM_SLQB_N_STATS;

@@ -774,6 +774,22 @@ ops_report (gpointer mp, SimAllocReport *out)
         for (const Slab *sl = s->node[n].head; sl; sl = sl->next)
           partial_free += sl->objects - sl->inuse;
       row.objects = info.total_objects - partial_free;
+      row.total_objects = info.total_objects;
+      row.partial_slabs = info.partial_slabs;
+      row.cpu_slabs = info.cpu_slabs + info.cpu_partial_slabs;
+      guint64 partial_total = 0;
+      for (guint n = 0; n < m->n_nodes; n++)
+        for (const Slab *sl = s->node[n].head; sl; sl = sl->next)
+          partial_total += sl->objects;
+      row.objects_partial = partial_total - partial_free;
+      row.active_slabs = info.slabs;
+      row.align = info.g.align;
+      row.flags = ((sx->flags & SIM_SLUB_HWCACHE_ALIGN) ? SIM_SLAB_HWCACHE_ALIGN : 0)
+                  | ((sx->flags & SIM_SLUB_TYPESAFE_BY_RCU) ? SIM_SLAB_TYPESAFE_BY_RCU : 0)
+                  | ((sx->flags & SIM_SLUB_RECLAIM_ACCOUNT) ? SIM_SLAB_RECLAIM_ACCOUNT : 0)
+                  | ((sx->flags & SIM_SLUB_CACHE_DMA) ? SIM_SLAB_CACHE_DMA : 0);
+      /* /proc/slabinfo prints s->name: the first cache's name. */
+      row.proc_name = g_strdup (sx->sc->name);
       /* Slabs of a fallback order are smaller, but the report uses the
        * preferred order as slabinfo's Space does. */
       row.bytes = info.slabs * ((guint64) SIM_PAGE_SIZE << info.g.order);

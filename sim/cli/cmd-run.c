@@ -6,6 +6,7 @@
 #include "sim/run/replay.h"
 #include "sim/run/cpu-map.h"
 #include "sim/report/run-report.h"
+#include "sim/report/views.h"
 #include "sim/sweep/progress.h"
 
 #include <stdio.h>
@@ -24,11 +25,52 @@ on_progress (guint64 events, gpointer data)
   sim_progress_update (&rp->bar, rp->label, events, rp->total, "events");
 }
 
+/* --view: the view of each allocator's results, one after the other
+ * ("== slub@2.6.34 (params)" between them when there are several). */
+static gboolean
+write_view (const SimView *v, const SimReplayResult *results, guint n, SimFormat fmt,
+            const char *output, GError **error)
+{
+  GString *o = g_string_new (NULL);
+  gboolean ok = TRUE;
+  if (fmt == SIM_FORMAT_JSON)
+    {
+      SimJson j;
+      sim_json_init (&j, o);
+      sim_json_begin_object (&j);
+      sim_json_key (&j, "views");
+      sim_json_begin_array (&j);
+      for (guint i = 0; i < n && ok; i++)
+        ok = sim_view_json (v, &results[i], &j, error);
+      sim_json_end_array (&j);
+      sim_json_end_object (&j);
+      g_string_append_c (o, '\n');
+    }
+  else
+    for (guint i = 0; i < n && ok; i++)
+      {
+        g_autofree char *t = sim_view_text (v, &results[i], error);
+        ok = t != NULL;
+        if (ok && n > 1)
+          g_string_append_printf (o, "%s== %s@%s (%s)\n", i ? "\n" : "", results[i].allocator,
+                                  results[i].kernel, results[i].params ? results[i].params : "");
+        if (ok)
+          g_string_append (o, t);
+      }
+  if (ok)
+    ok = sim_output_write (output, o->str, (gssize) o->len, error);
+  if (!ok)
+    g_prefix_error (error, "run: ");
+  g_string_free (o, TRUE);
+  return ok;
+}
+
 gboolean
 sim_cmd_run (int argc, char **argv, GError **error)
 {
   g_autofree char *machine_name = NULL, *replay = NULL, *format = NULL, *output = NULL;
   g_autofree char *touch = NULL, *emit_path = NULL, *warm = NULL, *cpu_map = NULL;
+  g_autofree char *view_name = NULL;
   g_auto (GStrv) sets = NULL, allocators = NULL;
   gint check_every = 0, jobs = 0;
   gboolean check = FALSE, per_cpu = FALSE, lenient = FALSE, trace_cache = FALSE;
@@ -64,6 +106,9 @@ sim_cmd_run (int argc, char **argv, GError **error)
     { "trace-cache", 0, 0, G_OPTION_ARG_NONE, &trace_cache,
       "Keep the decoded trace in the decoded-trace cache, keyed by the SHA-256 of its bytes "
       "(also SLABSIM_TRACE_CACHE=1; where and how big: docs/performance.md)", NULL },
+    { "view", 0, 0, G_OPTION_ARG_STRING, &view_name,
+      "Print a view kernel people read instead of the report: slabinfo, slabinfo-A, "
+      "slabinfo-r=CACHE, slabinfo-T, slabinfo-a, slabtop or proc-slabinfo", "VIEW" },
     { "warm", 0, 0, G_OPTION_ARG_STRING, &warm,
       "none (default) or unknown-frees: place the objects the trace frees but never allocated "
       "in slabs before the replay", "MODE" },
@@ -92,6 +137,18 @@ sim_cmd_run (int argc, char **argv, GError **error)
   if (format && !sim_cli_format (format, SIM_FORMAT_MASK (SIM_FORMAT_TEXT) |
                                  SIM_FORMAT_MASK (SIM_FORMAT_JSON), &fmt, error))
     return FALSE;
+  SimView view = { 0 };
+  gboolean have_view = FALSE;
+  if (view_name)
+    {
+      if (!sim_view_parse (view_name, &view, error))
+        {
+          g_prefix_error (error, "run: ");
+          return FALSE;
+        }
+      have_view = TRUE;
+    }
+  g_autofree char *view_cache = view.cache;     /* owned here, freed on every return */
   SimReplayOptions opt = { .mode = SIM_REPLAY_ORDERED, .touch = SIM_TOUCH_LINE,
                            .check = check, .check_every = check_every > 0 ? (guint64) check_every : 0,
                            .per_cpu = per_cpu, .lenient = lenient };
@@ -225,14 +282,17 @@ sim_cmd_run (int argc, char **argv, GError **error)
       SimRunReport rep = { .trace = argv[1], .machine = machine, .opt = &opt, .info = info,
                            .results = results, .n_results = n };
       g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
-      if (fmt == SIM_FORMAT_JSON && !sim_run_report_provenance (&rep, keep, error))
+      if (have_view)
+        ok = write_view (&view, results, n, fmt, output, error);
+      else if (fmt == SIM_FORMAT_JSON && !sim_run_report_provenance (&rep, keep, error))
         {
           g_prefix_error (error, "run: ");
           ok = FALSE;
         }
-      g_autofree char *text = !ok ? NULL : fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
-                                                     : sim_run_report_text (&rep);
-      if (ok)
+      g_autofree char *text = !ok || have_view ? NULL
+                              : fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
+                              : sim_run_report_text (&rep);
+      if (ok && !have_view)
         {
           ok = sim_output_write (output, text, -1, error);
           if (!ok)

@@ -1,7 +1,7 @@
 /* warm.c - collect the objects a trace frees but never allocated; see
  * warm.h for the layout and why. */
 #include "sim/run/warm.h"
-#include "traces/reader.h"
+#include "traces/stream.h"
 #include "traces/account.h"
 #include "traces/internal.h"
 
@@ -55,10 +55,11 @@ gboolean
 sim_warm_collect (const char *trace, gboolean lenient, SimWarmSet *out, GError **error)
 {
   memset (out, 0, sizeof *out);
-  g_autoptr (SimTraceReader) r = sim_trace_reader_open (trace, error);
-  if (r == NULL)
+  SimTraceStreamOptions so = { .lenient = lenient };
+  g_autoptr (SimTraceStream) st = sim_trace_stream_open (trace, &so, error);
+  if (st == NULL)
     return FALSE;
-  sim_trace_reader_set_lenient (r, lenient);
+  const SimTraceStrings *r = sim_trace_stream_strings (st);
   g_autoptr (SimTraceAccount) acct = sim_trace_account_new ();
   /* page (ptr >> 12) -> Class of the trace's allocations there; cache name
    * -> Class (sizes) of its first allocation. */
@@ -68,13 +69,16 @@ sim_warm_collect (const char *trace, gboolean lenient, SimWarmSet *out, GError *
                                                            class_free);
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr (GArray) pend = g_array_new (FALSE, FALSE, sizeof (Pending));
-  SimTraceEvent ev;
+  const SimTraceEvent *evs;
+  guint nev;
   GError *local = NULL;
-  while (sim_trace_reader_next (r, &ev, &local))
+  while (sim_trace_stream_next (st, &evs, &nev, &local))
+    for (guint e = 0; e < nev; e++)
     {
+      const SimTraceEvent ev = evs[e];
       SimAccountResult res;
       sim_trace_account_event (acct, &ev, &res);
-      const char *site = sim_trace_reader_string (r, ev.call_site_id);
+      const char *site = sim_trace_strings_get (r, ev.call_site_id);
       if (sim_trace_kind_is_slab_alloc (ev.kind) && ev.ptr)
         {
           if (sim_trace_internal_alloc_site (site))
@@ -83,7 +87,7 @@ sim_warm_collect (const char *trace, gboolean lenient, SimWarmSet *out, GError *
           *k = ev.ptr;
           g_hash_table_add (seen, k);
           const char *name = sim_trace_kind_is_kmalloc (ev.kind) ? NULL
-                             : sim_trace_reader_string (r, ev.cache_id);
+                             : sim_trace_strings_get (r, ev.cache_id);
           if (name && *name == '\0')
             name = NULL;
           if (!sim_trace_kind_is_kmalloc (ev.kind) && name == NULL)
@@ -114,7 +118,7 @@ sim_warm_collect (const char *trace, gboolean lenient, SimWarmSet *out, GError *
           if (sim_trace_internal_free_site (site) || g_hash_table_contains (seen, &ev.ptr))
             continue;
           const char *name = ev.kind == SIM_TRACE_CACHE_FREE
-                             ? sim_trace_reader_string (r, ev.cache_id) : NULL;
+                             ? sim_trace_strings_get (r, ev.cache_id) : NULL;
           Pending p = { .ptr = ev.ptr, .cpu = ev.cpu >= 0 ? (guint) ev.cpu : 0,
                         .cache = name && *name ? g_strdup (name) : NULL };
           g_array_append_val (pend, p);

@@ -371,6 +371,49 @@ stress (SimMachine *m)
                >= 100000);
 }
 
+/* sim_memsys_prefetch is a host hint: two memory systems given the same
+ * accesses, one of them also prefetch hints for other addresses and CPUs
+ * (one out of range) before each, return the same latencies and end with
+ * the same counters, in full mode and in Cachegrind mode. */
+static void
+same_with_prefetch (SimMemSys *a, SimMemSys *b, guint n_cpus)
+{
+  guint64 x = 999;
+  for (guint i = 0; i < 50000; i++)
+    {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      guint cpu = (guint) ((x >> 58) % n_cpus);
+      guint64 addr = ((x >> 20) % 5000) * 64 + ((x >> 40) % 4 ? 0 : 60);
+      SimAccKind k = (SimAccKind) ((x >> 33) % 3);
+      sim_memsys_prefetch (b, (cpu + 1) % n_cpus, addr ^ 0x1fc0);
+      sim_memsys_prefetch (b, n_cpus, addr);
+      sim_memsys_prefetch (b, cpu, addr);
+      guint32 la = sim_memsys_access (a, cpu, addr, 8, k);
+      guint32 lb = sim_memsys_access (b, cpu, addr, 8, k);
+      assert_int_equal (la, lb);
+    }
+  for (guint c = 0; c < sim_memsys_n_cpus (a); c++)
+    assert_memory_equal (sim_memsys_cpu_stats (a, c), sim_memsys_cpu_stats (b, c),
+                         sizeof (SimCpuMemStats));
+}
+
+static void
+test_prefetch_changes_nothing (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
+  g_autoptr (SimMemSys) a = new_ms (m);
+  g_autoptr (SimMemSys) b = new_ms (m);
+  same_with_prefetch (a, b, m->n_cpus);
+  GError *error = NULL;
+  assert_true (sim_memsys_check (b, &error));
+  g_autoptr (SimMemSys) ca = sim_memsys_new_cachegrind (4096, 4, 64, 65536, 16, 64, &error);
+  g_autoptr (SimMemSys) cb = sim_memsys_new_cachegrind (4096, 4, 64, 65536, 16, 64, &error);
+  assert_non_null (ca);
+  assert_non_null (cb);
+  same_with_prefetch (ca, cb, 1);
+}
+
 static void
 test_stress_inclusive_mesif (void **state)
 {
@@ -433,6 +476,7 @@ main (void)
     cmocka_unit_test (test_stress_exclusive_moesi),
     cmocka_unit_test (test_stress_nine_mesi_plru),
     cmocka_unit_test (test_stress_core2_smt),
+    cmocka_unit_test (test_prefetch_changes_nothing),
   };
   return cmocka_run_group_tests_name ("cache-coherence", tests, NULL, NULL);
 }

@@ -24,6 +24,35 @@ cu_run (const char *trace, const char *machine, const char *touch, const char *s
   return out;
 }
 
+/* The same with machine overrides (--set KEY=VALUE each), NULL-terminated. */
+G_GNUC_UNUSED static char *
+cu_run_set (const char *trace, const char *machine, const char *touch, const char *spec,
+            const char *const *set)
+{
+  GPtrArray *args = g_ptr_array_new ();
+  const char *fixed[] = { "run", "--format", "json", "--machine", machine, "--touch", touch,
+                          "-a", spec };
+  for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
+    g_ptr_array_add (args, (gpointer) fixed[i]);
+  for (guint i = 0; set && set[i]; i++)
+    {
+      g_ptr_array_add (args, (gpointer) "--set");
+      g_ptr_array_add (args, (gpointer) set[i]);
+    }
+  g_ptr_array_add (args, (gpointer) trace);
+  g_ptr_array_add (args, NULL);
+  char *out = NULL;
+  g_autofree char *err = NULL;
+  int rc = tu_run (&out, &err, (const char *const *) args->pdata);
+  g_ptr_array_unref (args);
+  if (rc != 0)
+    {
+      print_error ("run %s: %s\n", spec, err);
+      fail ();
+    }
+  return out;
+}
+
 /* Allocator cycles: every alloc and free, instructions and memory. */
 G_GNUC_UNUSED static double
 cu_cycles (const char *js)

@@ -27,26 +27,31 @@ test_tbench_order (void **state)
               "%%; allocator cycles %.0f -> %.0f (%+.1f%%); footprint %.0f -> %.0f; page allocs %"
               G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT "\n",
               fa, fb, ca, cb, 100.0 * (cb - ca) / ca, ma, mb, pa, pb);
-  /* The page's claims: the fast path rises by at least 20 points, the
-   * slabs hold at least twice the memory, and the page allocator is not
-   * called more often.  Cycles: the seed's direction only ("really
-   * resolves the issue": order 3 is cheaper than the default); the earlier
-   * +-5 % window was the serial model's own output, and the out-of-order
-   * timing model (docs/models/timing.md) gives -10.8 %. */
+  /* The mechanism (the page): the fast path rises by at least 20 points,
+   * the slabs hold at least twice the memory, and the page allocator is
+   * not called more often.  The seed's direction: tbench regressed with
+   * the default and "slub_max_order=3 slub_min_objects=8 ... really
+   * resolves the issue", so the allocator costs less with them; the seed
+   * gives no size for it (its regression figure is not in the mail). */
   assert_true (fb >= fa + 20);
-  assert_true (cb < ca);
   assert_true (mb >= 2.0 * ma);
   assert_true (pb <= pa);
+  assert_true (cb < ca);
 
   /* slub_max_order=0: one object per page, every allocation a slow path
-   * with its own page. */
+   * with its own page.  The seed: tbench 2.5 % faster than 2.6.22 with
+   * order 3 / 8 objects, 12.5 % slower with slub_max_order=0, so a run
+   * takes 1.025 / 0.875 = 1.171 times as long at order 0 as at order 3.
+   * Only SLUB's boot parameters differ, so the extra time is allocator
+   * time, and as the allocator's time is at most all of it, its cycles
+   * grow by at least 17.1 %. */
   g_autofree char *z = cu_run (trace, "nehalem-ep-2s", "line", "slub@2.6.23:slub_max_order=0");
   double cz = cu_cycles (z);
   guint64 pz = tu_json_uint (z, "\"page_allocator\"", "alloc");
-  g_printerr ("slub_max_order=0: allocator cycles %.0f (%+.1f%%), page allocs %" G_GUINT64_FORMAT "\n",
-              cz, 100.0 * (cz - ca) / ca, pz);
+  g_printerr ("slub_max_order=0: allocator cycles %.0f (%+.1f%% against the default, %.3fx order 3), page allocs %" G_GUINT64_FORMAT "\n",
+              cz, 100.0 * (cz - ca) / ca, cz / cb, pz);
   assert_int_equal (tu_json_uint (z, kmalloc4k, "order"), 0);
-  assert_true (cz >= 1.10 * ca);
+  assert_true (cz >= 1.025 / 0.875 * cb);
   assert_true (pz >= 1000);
   g_unlink (trace);
 }

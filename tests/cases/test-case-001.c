@@ -1,10 +1,12 @@
 /* test-case-001.c - docs/case-studies/001-kbuild-slqb-slub-slab.md: SLAB,
  * SLUB 2.6.34 and SLQB on generated kernel-build traces (2.6.29 and 6.18
- * formats) on the seed's Core 2 Quad.  What is asserted is what the page
- * states: the seed's order (the thread's system times: SLAB 192.6 s < SLQB
- * 194.8 s < SLUB 195.0 s, "slqb consumes less time than slub in system";
+ * formats) on the seed's Core 2 Quad.  What is asserted is what the thread
+ * supports, SLAB cheapest (its system times: SLAB 192.6 s against SLQB
+ * 194.8 s and SLUB 195.0 s, the same sign in elapsed time; the SLQB-SLUB
+ * margin of 0.1 % has the other sign in elapsed time and is not asserted;
  * no ratio window, the thread timed whole builds), and the page's account
- * of where SLUB's extra cycles come from. */
+ * of where SLUB's extra cycles come from.  The recorded traces' orders are
+ * the model's own results, which no seed speaks to: not asserted. */
 #include "tests/cases/case-util.h"
 
 
@@ -70,29 +72,12 @@ test_kbuild_6_18 (void **state)
   check_kbuild ("6.18");
 }
 
-/* The recorded traces: the order differs by workload (SLQB is cheapest on
- * the UDP trace), which is what the page says about "which allocator is
- * faster" having no single answer. */
-static void
-test_recorded (void **state)
-{
-  (void) state;
-  g_autofree char *udp = tu_source_path ("traces/samples/udp-4k.trace.gz");
-  g_autofree char *slab = cu_run (udp, "core2-quad", "line", "slab");
-  g_autofree char *slub = cu_run (udp, "core2-quad", "line", "slub@2.6.34");
-  g_autofree char *slqb = cu_run (udp, "core2-quad", "line", "slqb");
-  double a = cu_cycles (slab), u = cu_cycles (slub), q = cu_cycles (slqb);
-  g_printerr ("udp-4k: slab %.0f, slub %.0f (%.2fx), slqb %.0f (%.2fx)\n", a, u, u / a, q, q / a);
-  assert_true (q < a && a < u);
-}
-
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_kbuild_2_6_29),
     cmocka_unit_test (test_kbuild_6_18),
-    cmocka_unit_test (test_recorded),
   };
   return cmocka_run_group_tests_name ("case-001-kbuild", tests, NULL, NULL);
 }

@@ -90,42 +90,74 @@ op_cycles (const char *js)
 }
 
 /* Seed 002 (netperf UDP-U-4k, 2009): with SLUB's page-allocator
- * pass-through of the 8 KiB skb data buffers SLAB ran far faster; keeping
- * 8 KiB objects in slabs (2.6.30's SLUB_MAX_SIZE = 2 pages) nearly closed
- * the gap.  On the 2009 pattern (sender and receiver on two CPUs, the
- * receiver freeing; trace gen netperf-udp --kernel 2.6.30) the model
- * shows both; on the recorded 6.18 trace, whose UDP path frees on the
- * sending CPU, pass-through still costs more than SLAB
- * (docs/case-studies/002-netperf-udp-4k.md). */
+ * pass-through of the 8 KiB skb data buffers SLAB's result was 2.3 times
+ * SLUB's; keeping 8 KiB objects in slabs (2.6.30's SLUB_MAX_SIZE = 2
+ * pages) left a 1 % difference, "fluctuation".  Those are netperf results
+ * (the whole network stack, of which the allocator is an unknown share);
+ * for allocator cycles alone they give directions: pass-through dearer
+ * than SLAB, and 8 KiB kept in slabs far closer to SLAB than pass-through
+ * is.  Issue 10's acceptance puts them as: pass-through at least 1.15x
+ * SLAB's allocator cycles, 8 KiB kept in slabs within 10 % of SLAB, on the
+ * recorded one-CPU trace.  docs/case-studies/002-netperf-udp-4k.md says
+ * where the model does not show them and why, from mm/slab.c and
+ * mm/slub.c. */
+typedef struct {
+  double slab, pass, kept;       /* allocator cycles */
+} Seed002;
+
+static Seed002
+seed_002 (const char *trace, const char *cpu_map, const char *label)
+{
+  g_autofree char *a = run_mapped (trace, "slab@2.6.34", cpu_map);
+  g_autofree char *p = run_mapped (trace, "slub@2.6.34:pass_through=4096", cpu_map);
+  g_autofree char *k = run_mapped (trace, "slub@2.6.34:pass_through=8192", cpu_map);
+  Seed002 r = { (double) op_cycles (a), (double) op_cycles (p), (double) op_cycles (k) };
+  g_printerr ("%s: slab %.0f, pass-through %.0f (%.3fx), kept in slabs %.0f (%.3fx)\n",
+              label, r.slab, r.pass, r.pass / r.slab, r.kept, r.kept / r.slab);
+  return r;
+}
+
+/* The recorded single-stream trace with sender and receiver on one CPU
+ * (traces/samples/udp-4k-1cpu.trace.gz): issue 10's acceptance. */
 static void
-test_seed_002_netperf_pass_through (void **state)
+test_seed_002_one_cpu (void **state)
+{
+  (void) state;
+  g_autofree char *trace = tu_source_path ("traces/samples/udp-4k-1cpu.trace.gz");
+  Seed002 r = seed_002 (trace, "compact", "udp-4k-1cpu");
+  assert_true (r.pass >= 1.15 * r.slab);
+  assert_true (r.kept <= 1.10 * r.slab && r.kept >= 0.90 * r.slab);
+}
+
+/* The recorded 2-CPU trace (udp-4k.trace.gz, 6.18's UDP path): pass-through
+ * still costs more than SLAB. */
+static void
+test_seed_002_two_cpus (void **state)
+{
+  (void) state;
+  g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
+  Seed002 r = seed_002 (trace, "compact", "udp-4k");
+  assert_true (r.pass >= 1.15 * r.slab);
+}
+
+/* The 2009 pattern as the seed ran it: CPU_NUM client/server pairs
+ * (16 on 16 CPUs), the receiver freeing on its own CPU (trace gen
+ * netperf-udp --kernel 2.6.30).  Pass-through dearer than SLAB; keeping
+ * 8 KiB in slabs closes most of that gap (the seed: from 2.3x to 1 %).
+ * Within 10 % of SLAB is not asserted here: the model does not show it,
+ * for the reason in the case study (SLUB's remote free locks the slab's
+ * struct page, SLAB's stores into the freeing CPU's own array). */
+static void
+test_seed_002_2009_pattern (void **state)
 {
   (void) state;
   g_autofree char *trace = tu_trace_gen ("netperf-udp", "2.6.30",
-                                         (const char *[]) { "--cpus", "16",
-                                                            "--loops", "5000", NULL });
-  /* The window below was set with the machine's own numbering, which puts
-   * the pair's CPUs 0 and 1 on the two sockets of nehalem-ep-2s (every
-   * free crosses the interconnect); the seed does not say where its pairs
-   * ran.  With the compact default (both on socket 0) slub comes out at
-   * 0.88x slab: reported (issue 11 item 5), not widened. */
-  g_autofree char *slab = run_mapped (trace, "slab", "0-15");
-  g_autofree char *slub = run_mapped (trace, "slub@2.6.34", "0-15");
-  g_autofree char *pass = run_mapped (trace, "slub@2.6.34:pass_through=4096", "0-15");
-  double s = (double) op_cycles (slab), u = (double) op_cycles (slub), p = (double) op_cycles (pass);
-  g_printerr ("netperf-udp 2.6.30 pattern: slab %.0f, slub %.0f (%.2fx), pass-through %.0f (%.2fx)\n",
-              s, u, u / s, p, p / s);
-  assert_true (p >= 1.15 * s);
-  assert_true (u <= 1.10 * s && u >= 0.90 * s);
+                                         (const char *[]) { "--cpus", "16", "--groups", "16",
+                                                            "--loops", "500", NULL });
+  Seed002 r = seed_002 (trace, "compact", "netperf-udp 2.6.30 pattern, 16 pairs");
+  assert_true (r.pass >= 1.15 * r.slab);
+  assert_true (ABS (r.kept - r.slab) < r.pass - r.slab);
   g_unlink (trace);
-
-  g_autofree char *real = tu_source_path ("traces/samples/udp-4k.trace.gz");
-  g_autofree char *slab2 = run (real, "slab");
-  g_autofree char *pass2 = run (real, "slub@2.6.34:pass_through=4096");
-  s = (double) op_cycles (slab2);
-  p = (double) op_cycles (pass2);
-  g_printerr ("udp-4k.trace.gz: slab %.0f, pass-through %.0f (%.2fx)\n", s, p, p / s);
-  assert_true (p >= 1.15 * s);
 }
 
 int
@@ -134,7 +166,9 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_seed_003_hackbench_shape),
     cmocka_unit_test (test_seed_000_tbench_orders),
-    cmocka_unit_test (test_seed_002_netperf_pass_through),
+    cmocka_unit_test (test_seed_002_one_cpu),
+    cmocka_unit_test (test_seed_002_two_cpus),
+    cmocka_unit_test (test_seed_002_2009_pattern),
   };
   return cmocka_run_group_tests_name ("seeds", tests, NULL, NULL);
 }
