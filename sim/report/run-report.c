@@ -271,6 +271,26 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
   g_string_append_printf (o, "Recording kernel's own allocations left out: %" G_GUINT64_FORMAT
                           " allocs, %" G_GUINT64_FORMAT " frees (obj_exts vectors, sheaves)\n",
                           res->skipped_internal_allocs, res->skipped_internal_frees);
+  if (res->slab_page_allocs || res->other_page_allocs || res->slab_page_frees
+      || res->other_page_frees || res->page_frees_unknown || res->pcp_drain_events)
+    {
+      g_string_append_printf (o, "Trace page events: slab pages %" G_GUINT64_FORMAT " allocs, %"
+                              G_GUINT64_FORMAT " frees (the recording kernel's, not replayed); "
+                              "other pages %" G_GUINT64_FORMAT " allocs, %" G_GUINT64_FORMAT
+                              " frees, ", res->slab_page_allocs, res->slab_page_frees,
+                              res->other_page_allocs, res->other_page_frees);
+      if (res->page_events_replayed)
+        g_string_append_printf (o, "replayed (%" G_GUINT64_FORMAT " allocs, %" G_GUINT64_FORMAT
+                                " frees, %" G_GUINT64_FORMAT " cycles)", res->page_allocs_replayed,
+                                res->page_frees_replayed, res->page_event_cycles);
+      else
+        g_string_append (o, "ignored (--page-events ignore)");
+      g_string_append_printf (o, "; %" G_GUINT64_FORMAT " frees of pages from before the trace, %"
+                              G_GUINT64_FORMAT " repeated (mm_page_free_batched), %"
+                              G_GUINT64_FORMAT " pcp drains recorded (not replayed)\n",
+                              res->page_frees_unknown, res->page_frees_repeated,
+                              res->pcp_drain_events);
+    }
   if (res->warm_objects || res->warm_unplaced)
     g_string_append_printf (o, "Warm start: %" G_GUINT64_FORMAT " objects freed but never "
                             "allocated placed before the replay, %" G_GUINT64_FORMAT " of their "
@@ -642,6 +662,8 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   U ("skipped_unknown_frees", res->skipped_unknown_frees);
   U ("skipped_internal_allocs", res->skipped_internal_allocs);
   U ("skipped_internal_frees", res->skipped_internal_frees);
+  U ("model_internal_allocs", res->model_internal_allocs);
+  U ("model_internal_frees", res->model_internal_frees);
   U ("warm_objects", res->warm_objects);
   U ("warm_frees", res->warm_frees);
   U ("warm_unplaced", res->warm_unplaced);
@@ -649,6 +671,23 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   U ("skipped_refused_frees", res->skipped_refused_frees);
   U ("events_without_cpu", res->events_without_cpu);
   U ("caches_created", res->caches_created);
+  sim_json_end_object (j);
+
+  sim_json_key (j, "page_events");
+  sim_json_begin_object (j);
+  sim_json_key (j, "mode");
+  sim_json_string (j, res->page_events_replayed ? "replay" : "ignore");
+  U ("slab_page_allocs", res->slab_page_allocs);
+  U ("slab_page_frees", res->slab_page_frees);
+  U ("other_page_allocs", res->other_page_allocs);
+  U ("other_page_frees", res->other_page_frees);
+  U ("allocs_replayed", res->page_allocs_replayed);
+  U ("frees_replayed", res->page_frees_replayed);
+  U ("frees_unknown", res->page_frees_unknown);
+  U ("frees_repeated", res->page_frees_repeated);
+  U ("implicit_frees", res->page_implicit_frees);
+  U ("pcp_drain_events", res->pcp_drain_events);
+  U ("cycles", res->page_event_cycles);
 #undef U
   sim_json_end_object (j);
   sim_json_end_object (j);
