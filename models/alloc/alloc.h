@@ -300,6 +300,17 @@ typedef struct {
   guint32     sheaf_capacity;
 } SimCacheSpec;
 
+/* Told of each allocation a model makes for itself (6.18's sheaves; the
+ * kernel's kmalloc of them from __alloc_empty_sheaf) and of its free, as
+ * the kernel's kmalloc / kfree tracepoints would show it: @site is the
+ * kernel function that called kmalloc or kfree (the trace's call_site),
+ * @size the size asked (0 for a free), @addr the model's address, @cpu the
+ * CPU of the operation.  The replay writes them into an emitted trace and
+ * the model's decisions (`validate`), where the recording kernel's own
+ * allocations are too.  It must not call back into the model. */
+typedef void (*SimInternalObserver) (gpointer data, guint cpu, SimAddr addr, gsize size,
+                                     const char *site, gboolean is_free);
+
 /* What an allocator model may use: the machine, its memory system and the
  * page allocator below the slab layer. */
 typedef struct {
@@ -316,6 +327,8 @@ typedef struct {
   SimEngine        *eng;
   guint             n_cpus;
   guint64           seed;
+  SimInternalObserver internal;     /* NULL: nobody listens */
+  gpointer          internal_data;
 } SimAllocEnv;
 
 /* The touch model: what the caller does with an object (docs/models/). */
@@ -371,6 +384,9 @@ typedef struct {
   const char *stats_config;
   const char *stats_param;
   gboolean    stats_charged;
+  /* The text report lists each cache's non-zero counters, sysfs-style
+   * (SLUB 7.x, whose counter list is new). */
+  gboolean    stats_in_text;
 } SimAllocReport;
 
 void sim_alloc_report_init  (SimAllocReport *r);
@@ -408,6 +424,10 @@ typedef struct {
   gsize      (*ksize)        (gpointer m, SimAddr addr);
   gboolean   (*check)        (gpointer m, GError **error);
   void       (*report)       (gpointer m, SimAllocReport *out);
+  /* The parameters era @kernel (one of @kernels) accepts, NULL-terminated
+   * (free with g_strfreev): the same table create() checks a spec
+   * against, so "slabsim list params" and its errors cannot disagree. */
+  char     **(*param_names)  (const char *kernel);
 } SimAllocOps;
 
 /* The ops entries that only forward to a model's typed API; each entry
@@ -455,6 +475,7 @@ typedef struct {
  * forwarders above and the model's ops_kernel, ops_params, ops_ksize and
  * ops_report.  @KERNELS: the eras it models, the default first. */
 #define SIM_ALLOC_OPS_TABLE(NAME, KERNELS)                                      \
+  char **sim_alloc_##NAME##_param_names (const char *kernel);                 \
   static const SimAllocOps NAME##_ops = {                                     \
     .name = #NAME, .kernels = KERNELS,                                        \
     .create = ops_create, .destroy = ops_destroy,                             \
@@ -463,6 +484,7 @@ typedef struct {
     .kmalloc = ops_kmalloc, .kmalloc_max = ops_kmalloc_max,                   \
     .free = ops_free, .cache_free = ops_cache_free, .ksize = ops_ksize,       \
     .check = ops_check, .report = ops_report,                                 \
+    .param_names = sim_alloc_##NAME##_param_names,                            \
   };                                                                          \
   const SimAllocOps *                                                         \
   sim_alloc_##NAME##_ops (void)                                               \

@@ -76,12 +76,15 @@ alloc_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp)
     return NULL;
   if (m->era->sheaves_all && s->is_kmalloc)
     m->no_recurse++;
-  SimAddr a = sim_slub_kmalloc (m, op, SH_OBJECTS + 8 * (gsize) s->sheaf_capacity,
-                                SIM_NUMA_NO_NODE, gfp | SIM_GFP_ZERO);
+  gsize size = SH_OBJECTS + 8 * (gsize) s->sheaf_capacity;
+  SimAddr a = sim_slub_kmalloc (m, op, size, SIM_NUMA_NO_NODE, gfp | SIM_GFP_ZERO);
   if (m->era->sheaves_all && s->is_kmalloc)
     m->no_recurse--;
   if (a == 0)
     return NULL;
+  /* The kernel's trace shows it as a kmalloc from __alloc_empty_sheaf. */
+  if (m->env.internal)
+    m->env.internal (m->env.internal_data, op->cpu, a, size, "__alloc_empty_sheaf", FALSE);
   Sheaf *sh = g_new0 (Sheaf, 1);
   sh->addr = a;
   sh->objects = g_new0 (SimAddr, s->sheaf_capacity);
@@ -94,6 +97,8 @@ void
 free_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh)
 {
   g_assert (sh->size == 0);
+  if (m->env.internal)
+    m->env.internal (m->env.internal_data, op->cpu, sh->addr, 0, "free_empty_sheaf", TRUE);
   sim_slub_free (m, op, sh->addr);
   stat (m, op, s, SIM_SLUB_SHEAF_FREE);
   g_free (sh->objects);

@@ -153,4 +153,8 @@ void       sim_slub_cache_info_clear (SimSlubCacheInfo *info);
 gboolean   sim_slub_check       (const SimSlub *m, GError **error);
 guint64    sim_slub_large_pages (const SimSlub *m);
 
+/* The parameters a slub spec for era @kernel accepts (NULL-terminated,
+ * g_strfreev; NULL for an unknown era): the ops table's param_names. */
+char **sim_alloc_slub_param_names (const char *kernel);
+
 G_END_DECLS

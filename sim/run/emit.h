@@ -40,6 +40,12 @@ typedef enum { SIM_EMIT_PAGE_ALLOC, SIM_EMIT_PAGE_FREE, SIM_EMIT_PCP_DRAIN } Sim
 /* A page event, appended to @buf (the replay orders them around the slab
  * line, as the kernel's tracepoints fire: page allocation before the
  * kmalloc line, page free after the kfree line). */
+/* An allocation the model made for itself (SimInternalObserver) or its
+ * free, as a kmalloc / kfree line from kernel function @fn, so that a trace
+ * reader recognises it as the allocator's own (traces/internal.h). */
+void sim_trace_emit_internal (SimTraceEmit *e, guint cpu, guint64 ts_ns, const char *fn,
+                              guint64 ptr, guint64 bytes_req, guint64 bytes_alloc,
+                              gboolean is_free);
 void sim_trace_emit_page_line (GString *buf, SimEmitPage kind, guint cpu, guint64 ts_ns,
                                guint64 pfn, guint order);
 void sim_trace_emit_raw (SimTraceEmit *e, const char *text, gsize len);

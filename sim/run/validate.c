@@ -253,10 +253,21 @@ sim_validate_run (const char *trace, const char *spec, const SimReplayOptions *o
     g_ptr_array_add (v->notes, g_strdup (
       "the trace has no mm_page_pcpu_drain events (the event was not recorded, or no drain "
       "fired): pcp drains cannot be compared"));
-  g_ptr_array_add (v->notes, g_strdup (
-    "the model's page allocator sees only its slab and large-kmalloc pages, not the trace's "
-    "page cache and anonymous pages that share the pcp lists: its pcp drains are not like "
-    "for like"));
+  const SimReplayResult *cr = &v->cold_res;
+  if (cr->page_events_replayed)
+    g_ptr_array_add (v->notes, g_strdup_printf (
+      "the trace's page events: %" G_GUINT64_FORMAT " page allocations were the recording "
+      "kernel's slab pages (the model takes its own); the other %" G_GUINT64_FORMAT " (page "
+      "cache, anonymous pages, page tables) and %" G_GUINT64_FORMAT " of their frees are "
+      "replayed through the model's page allocator, so its pcp lists and zone lock see that "
+      "traffic too; %" G_GUINT64_FORMAT " frees were of pages from before the trace",
+      cr->slab_page_allocs, cr->other_page_allocs, cr->page_frees_replayed,
+      cr->page_frees_unknown));
+  else
+    g_ptr_array_add (v->notes, g_strdup (
+      "--page-events ignore: the model's page allocator sees only its slab and large-kmalloc "
+      "pages, not the trace's page cache and anonymous pages that share the pcp lists: its "
+      "pcp drains are not like for like"));
   g_ptr_array_add (v->notes, g_strdup_printf (
     "slabs that existed before recording started are found from their objects (extent from "
     "the cache's order); warm start placed %" G_GUINT64_FORMAT " objects freed but never "
