@@ -507,6 +507,7 @@ sim_alloc_report_init (SimAllocReport *r)
 {
   r->rows = g_array_new (FALSE, TRUE, sizeof (SimAllocCacheRow));
   r->large_pages = 0;
+  r->stats_in_text = FALSE;
 }
 
 void

@@ -390,6 +390,9 @@ typedef struct {
   const char *stats_config;
   const char *stats_param;
   gboolean    stats_charged;
+  /* The text report lists each cache's non-zero counters, sysfs-style
+   * (SLUB 7.x, whose counter list is new). */
+  gboolean    stats_in_text;
 } SimAllocReport;
 
 void sim_alloc_report_init  (SimAllocReport *r);

@@ -14,6 +14,8 @@
  *   slub-create.c   kmem_cache_create, boot, the model's lifetime;
  *   slub-check.c    introspection and the invariant checker;
  *   slub-eras.c     the era table, the stat names, the path keys;
+ *   slub-7.c        SLUB 7.x's own paths (sheaves for every cache, no
+ *                   cpu slabs), reached through its ops table;
  *   slub-size.c     sizes, orders and merging (calculate_sizes and
  *                   friends), used by geometry too.
  *

@@ -1,4 +1,5 @@
-/* slub.c - SLUB, as in Linux 2.6.23, 2.6.33, 2.6.34 and 6.18.
+/* slub.c - SLUB, as in Linux 2.6.23, 2.6.33, 2.6.34 and 6.18 (7.x:
+ * slub-7.c, which shares this file's entry points and kmalloc).
  *
  * Which kernel.  The allocator paths follow mm/slub.c of each era
  * (shared/reference/allocators.md §1 and the kernel trees cited there):
@@ -819,6 +820,7 @@ ops_report (gpointer mp, SimAllocReport *out)
   out->stats_config = m->era->stats ? "CONFIG_SLUB_STATS" : NULL;
   out->stats_param = "slub_stats";
   out->stats_charged = m->era->stats && m->p.stats;
+  out->stats_in_text = m->era->sheaves_all;
 }
 
 const SlubEraOps slub_classic_ops = {

@@ -159,6 +159,24 @@ text_counters (GString *o, const SimAllocReport *a)
                             a->stats_charged ? 1 : 0);
 }
 
+/* /sys/kernel/slab/CACHE/COUNTER, the non-zero ones, per cache. */
+static void
+text_cache_stats (GString *o, const SimAllocReport *a)
+{
+  g_string_append (o, "Counters by cache (/sys/kernel/slab/CACHE/, non-zero):\n");
+  for (guint i = 0; i < a->rows->len; i++)
+    {
+      const SimAllocCacheRow *row = &g_array_index (a->rows, SimAllocCacheRow, i);
+      GString *l = g_string_new (NULL);
+      for (guint s = 0; s < row->n_stats; s++)
+        if (row->stats[s])
+          g_string_append_printf (l, " %s=%" G_GUINT64_FORMAT, row->stat_names[s], row->stats[s]);
+      if (l->len)
+        g_string_append_printf (o, "  %s:%s\n", row->name, l->str);
+      g_string_free (l, TRUE);
+    }
+}
+
 static void
 text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
 {
@@ -204,6 +222,8 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
     }
   g_ptr_array_unref (rows);
   text_counters (o, &res->alloc);
+  if (res->alloc.stats_in_text)
+    text_cache_stats (o, &res->alloc);
 
   g_string_append_printf (o, "\n%-24s %14s %14s %7s\n", "Memory hierarchy", "accesses", "misses", "miss%");
   for (guint l = 0; l < r->machine->n_levels; l++)
