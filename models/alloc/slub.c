@@ -833,5 +833,12 @@ const SlubEraOps slub_classic_ops = {
 
 static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", "7.0", NULL };
 
-SIM_ALLOC_OPS_TABLE (slub, slub_kernels)
+static gboolean
+ops_kfree_rcu (gpointer m, SimOp *op, SimAddr addr)
+{
+  sim_op_call (op);
+  return sim_slub_kfree_rcu (m, op, addr);
+}
+
+SIM_ALLOC_OPS_TABLE_RCU (slub, slub_kernels, ops_kfree_rcu)
 
