@@ -36,6 +36,11 @@ struct _SimDecisions {
   GHashTable *pending;            /* head pfn -> PEND_PACK + 1 */
   SimDecisionTotals totals;
   GArray *sorted;                 /* SimDecisionCache, for callers */
+  /* sim_decisions_track_slab_pages: the ordinal of each page allocation,
+   * and the set that receives those that became slabs. */
+  GHashTable *slab_page_set;      /* ordinal + 1, caller's */
+  GHashTable *pend_ordinal;       /* head pfn -> ordinal + 1 */
+  guint64 page_alloc_ordinal;
 };
 
 static void
@@ -70,6 +75,8 @@ sim_decisions_free (SimDecisions *d)
   g_hash_table_destroy (d->live);
   g_hash_table_destroy (d->slabs);
   g_hash_table_destroy (d->pending);
+  if (d->pend_ordinal)
+    g_hash_table_destroy (d->pend_ordinal);
   if (d->sorted)
     g_array_unref (d->sorted);
   g_free (d);
@@ -200,6 +207,13 @@ sim_decisions_alloc (SimDecisions *d, guint cpu, const char *cache, guint64 ptr)
            * cache's first object. */
           guint order = (guint) ((pend - 1) & 0x7f);
           map_del (d->pending, head);
+          if (d->slab_page_set)
+            {
+              guint64 ord = map_get (d->pend_ordinal, head);
+              if (ord)
+                g_hash_table_add (d->slab_page_set, GSIZE_TO_POINTER ((gsize) ord));
+              map_del (d->pend_ordinal, head);
+            }
           map_set (d->slabs, head, SLAB_PACK (ci, FALSE, order) + 1);
           c->pub.new_slabs++;
           c->pub.order = (gint) order;
@@ -229,12 +243,15 @@ void
 sim_decisions_page_alloc (SimDecisions *d, guint cpu, guint64 pfn, guint order)
 {
   d->totals.page_allocs++;
+  guint64 ordinal = d->page_alloc_ordinal++;
   if (order >= MAX_ORDER)
     return;
   /* A block handed out again after a free we did not see (or a stale
    * guess of an old slab) starts over. */
   map_del (d->slabs, pfn);
   map_set (d->pending, pfn, PEND_PACK (cpu, order) + 1);
+  if (d->slab_page_set)
+    map_set (d->pend_ordinal, pfn, ordinal + 1);
 }
 
 void
@@ -243,6 +260,8 @@ sim_decisions_page_free (SimDecisions *d, guint64 pfn, guint order)
   (void) order;
   d->totals.page_frees++;
   map_del (d->pending, pfn);
+  if (d->pend_ordinal)
+    map_del (d->pend_ordinal, pfn);
   guint64 v = map_get (d->slabs, pfn);
   if (v == 0)
     return;
@@ -363,6 +382,14 @@ sim_decisions_cache (SimDecisions *d, const char *name)
   if (v == NULL)
     return NULL;
   return &((Cache *) g_ptr_array_index (d->caches, GPOINTER_TO_UINT (v) - 1))->pub;
+}
+
+void
+sim_decisions_track_slab_pages (SimDecisions *d, GHashTable *set)
+{
+  d->slab_page_set = set;
+  if (d->pend_ordinal == NULL)
+    d->pend_ordinal = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 }
 
 const SimDecisionTotals *

@@ -85,6 +85,15 @@ void sim_decisions_event (SimDecisions *d, const SimTraceStrings *r, const SimTr
 const char *sim_decisions_cache_name (const SimTraceStrings *r, const SimTraceEvent *ev,
                                       char *buf, gsize n);
 
+/* Record which page allocations became slabs: every call of
+ * sim_decisions_page_alloc from now on has an ordinal (0, 1, ... in call
+ * order; sim_decisions_event calls it for each mm_page_alloc with a pfn),
+ * and when its block is claimed as a new slab (or a large kmalloc's pages)
+ * ordinal + 1 is added to @set (a g_direct_hash set of GSIZE_TO_POINTER,
+ * owned by the caller).  The replay uses it to tell the recording kernel's
+ * slab pages from the trace's other page traffic (sim/run/page-events.h). */
+void sim_decisions_track_slab_pages (SimDecisions *d, GHashTable *set);
+
 /* The caches, sorted by name (valid until the next call that feeds). */
 const SimDecisionCache *sim_decisions_caches (SimDecisions *d, guint *n);
 const SimDecisionCache *sim_decisions_cache (SimDecisions *d, const char *name);

@@ -1818,8 +1818,18 @@ create_general_caches (SimSlab *m, SimOp *op, GError **error)
 /* ------------------------------------------------------------------ */
 /* Parameters                                                          */
 
-static const char *const param_list =
-  "limit, batchcount, shared, slabinfo, noaliencache, slab_stats, hz";
+/* Every era modelled takes the same ones (the tunables of
+ * /proc/slabinfo, noaliencache, and the model's own slab_stats and hz). */
+static const char *const param_list[] = {
+  "limit", "batchcount", "shared", "slabinfo", "noaliencache", "slab_stats", "hz", NULL
+};
+
+char **
+sim_alloc_slab_param_names (const char *kernel)
+{
+  (void) kernel;
+  return g_strdupv ((char **) param_list);
+}
 
 static gboolean
 bad_value (GError **error, const char *era, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
@@ -1938,9 +1948,10 @@ parse_params (SimSlab *m, const SimAllocSpec *spec, GError **error)
         }
       else
         {
+          g_autofree char *names = g_strjoinv (", ", (char **) param_list);
           g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
                        "slab@%s: unknown parameter \"%s\" (expected one of: %s)",
-                       m->era->name, p->key, param_list);
+                       m->era->name, p->key, names);
           return FALSE;
         }
     }

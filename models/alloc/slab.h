@@ -143,4 +143,8 @@ gboolean   sim_slab_test_corrupt (SimSlab *m, SimCacheId id, guint cpu);
 
 const SimAllocOps *sim_alloc_slab_ops (void);
 
+/* The parameters a slab spec for era @kernel accepts (NULL-terminated,
+ * g_strfreev; NULL for an unknown era): the ops table's param_names. */
+char **sim_alloc_slab_param_names (const char *kernel);
+
 G_END_DECLS

@@ -1591,6 +1591,19 @@ sim_slqb_check (const SimSlqb *m, GError **error)
 /* ------------------------------------------------------------------ */
 /* Creation                                                            */
 
+/* The parameters parse_params() takes: SLQB's boot parameters, its
+ * per-cache sysfs tunables applied to every cache, and hz. */
+static const char *const param_list[] = {
+  "slqb_min_order", "slqb_min_objects", "hiwater", "freebatch", "slqb_stats", "hz", NULL
+};
+
+char **
+sim_alloc_slqb_param_names (const char *kernel)
+{
+  (void) kernel;
+  return g_strdupv ((char **) param_list);
+}
+
 static gboolean
 parse_params (SimSlqbParams *p, const SimAllocSpec *spec, GError **error)
 {
@@ -1648,9 +1661,9 @@ parse_params (SimSlqbParams *p, const SimAllocSpec *spec, GError **error)
         }
       else
         {
+          g_autofree char *names = g_strjoinv (", ", (char **) param_list);
           g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                       "unknown parameter \"%s\" (expected one of: slqb_min_order, "
-                       "slqb_min_objects, hiwater, freebatch, slqb_stats, hz)", a->key);
+                       "unknown parameter \"%s\" (expected one of: %s)", a->key, names);
           return FALSE;
         }
     }

@@ -142,4 +142,8 @@ gboolean   sim_slqb_check       (const SimSlqb *m, GError **error);
  * list, so that sim_slqb_check must fail. */
 void       sim_slqb_test_corrupt (SimSlqb *m, SimCacheId id, guint cpu);
 
+/* The parameters a slqb spec for era @kernel accepts (NULL-terminated,
+ * g_strfreev; NULL for an unknown era): the ops table's param_names. */
+char **sim_alloc_slqb_param_names (const char *kernel);
+
 G_END_DECLS

@@ -367,8 +367,76 @@ parse_sheaf_capacity (SimSlubExtras *x, const SimAllocParam *p, GError **error)
   return TRUE;
 }
 
+/* The model's parameters beyond the sizing code's boot parameters
+ * (slub-size.c), and which eras have the variable each one sets: a
+ * parameter an era does not have is an error, not silently ignored. */
+typedef enum { X_ALL, X_CPU_PARTIAL, X_MIN_PARTIAL, X_SHEAVES } ExtraNeed;
+
+static const struct {
+  const char *name;
+  ExtraNeed   need;
+} extra_params[] = {
+  { "pass_through",       X_ALL },
+  { "cpu_partial",        X_CPU_PARTIAL },   /* kmem_cache.cpu_partial, 3.1 on */
+  { "min_partial",        X_MIN_PARTIAL },   /* 2.6.23 has the constant MIN_PARTIAL */
+  { "slub_stats",         X_ALL },           /* =1 needs CONFIG_SLUB_STATS (checked later) */
+  { "sim_sheaf_capacity", X_SHEAVES },
+  { "sim_barn_max_full",  X_SHEAVES },
+  { "sim_barn_max_empty", X_SHEAVES },
+};
+
 static gboolean
-parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GError **error)
+extra_known (const SlubEra *era, ExtraNeed need)
+{
+  switch (need)
+    {
+    case X_CPU_PARTIAL: return era->cpu_partial;
+    case X_MIN_PARTIAL: return era->min_partial_fixed == 0;
+    case X_SHEAVES:     return era->sheaves_all || era->id == SIM_SLUB_6_18;
+    case X_ALL:         break;
+    }
+  return TRUE;
+}
+
+static const SlubEra *
+era_named (const char *kernel)
+{
+  if (kernel == NULL)
+    kernel = "6.18";
+  if (strcmp (kernel, "7.x") == 0)
+    kernel = "7.0";                    /* the newest 7 era */
+  for (guint i = 0; i < slub_n_eras; i++)
+    if (strcmp (slub_eras[i].name, kernel) == 0)
+      return &slub_eras[i];
+  return NULL;
+}
+
+/* The sizing code's spellings (for the era whose sizing this era uses,
+ * as sim_slub_new() passes it on) and the model's own. */
+char **
+sim_alloc_slub_param_names (const char *kernel)
+{
+  const SlubEra *era = era_named (kernel);
+  if (era == NULL)
+    return NULL;
+  const char *sizing = era->id == SIM_SLUB_2_6_33 ? "2.6.34" : era->sheaves_all ? "6.18" : era->name;
+  const SimSlubEra *se = sim_slub_era_lookup (sizing, NULL);
+  g_autofree char *size_names = se ? sim_slub_param_names (se) : g_strdup ("");
+  g_auto (GStrv) sv = g_strsplit (size_names, ", ", -1);
+  GPtrArray *out = g_ptr_array_new ();
+  for (char **n = sv; *n; n++)
+    if (**n)
+      g_ptr_array_add (out, g_strdup (*n));
+  for (guint i = 0; i < G_N_ELEMENTS (extra_params); i++)
+    if (extra_known (era, extra_params[i].need))
+      g_ptr_array_add (out, g_strdup (extra_params[i].name));
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
+static gboolean
+parse_extras (const SlubEra *era, SimSlubExtras *x, const SimAllocSpec *spec,
+              SimAllocSpec *rest, GError **error)
 {
   x->pass_through = -1;
   x->cpu_partial = -1;
@@ -383,6 +451,16 @@ parse_extras (SimSlubExtras *x, const SimAllocSpec *spec, SimAllocSpec *rest, GE
     {
       const SimAllocParam *p = &g_array_index (spec->params, SimAllocParam, i);
       guint v;
+      for (guint j = 0; j < G_N_ELEMENTS (extra_params); j++)
+        if (strcmp (p->key, extra_params[j].name) == 0 && !extra_known (era, extra_params[j].need))
+          {
+            g_auto (GStrv) names = sim_alloc_slub_param_names (era->name);
+            g_autofree char *list = g_strjoinv (", ", names);
+            g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_UNKNOWN_KEY,
+                         "slub@%s: parameter \"%s\" does not exist in this kernel "
+                         "(slub@%s takes: %s)", era->name, p->key, era->name, list);
+            return FALSE;
+          }
       if (g_strcmp0 (p->key, "pass_through") == 0)
         {
           if (g_strcmp0 (p->value, "off") == 0)
@@ -456,12 +534,7 @@ SimSlub *
 sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
 {
   const char *kernel = spec->kernel ? spec->kernel : "6.18";
-  if (strcmp (kernel, "7.x") == 0)
-    kernel = "7.0";                    /* the newest 7 era */
-  const SlubEra *era = NULL;
-  for (guint i = 0; i < slub_n_eras; i++)
-    if (strcmp (slub_eras[i].name, kernel) == 0)
-      era = &slub_eras[i];
+  const SlubEra *era = era_named (kernel);
   if (era == NULL)
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
@@ -489,7 +562,7 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
                           .kernel = (char *) (era->id == SIM_SLUB_2_6_33 ? "2.6.34"
                                               : era->sheaves_all ? "6.18" : era->name),
                           .params = g_array_new (FALSE, TRUE, sizeof (SimAllocParam)) };
-  gboolean ok = parse_extras (&m->p, spec, &sizing, error)
+  gboolean ok = parse_extras (era, &m->p, spec, &sizing, error)
                 && sim_slub_config_from_spec (&m->cfg, &sizing, env->n_cpus, error);
   for (guint i = 0; i < sizing.params->len; i++)
     {
@@ -502,13 +575,15 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       /* The sizing code lists its boot parameters; the model's own come on
        * top. */
       if (error && *error && g_error_matches (*error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_UNKNOWN_KEY)
-          && g_str_has_suffix ((*error)->message, ")"))
+          && g_str_has_suffix ((*error)->message, ")")
+          && strstr ((*error)->message, "expected one of: "))
         {
-          char *msg = g_strndup ((*error)->message, strlen ((*error)->message) - 1);
+          char *msg = g_strndup ((*error)->message,
+                                 strstr ((*error)->message, "expected one of: ") - (*error)->message);
+          g_auto (GStrv) names = sim_alloc_slub_param_names (era->name);
+          g_autofree char *list = g_strjoinv (", ", names);
           g_free ((*error)->message);
-          (*error)->message = g_strconcat (msg, ", pass_through, cpu_partial, min_partial, slub_stats, "
-                                           "sim_sheaf_capacity, sim_barn_max_full, "
-                                           "sim_barn_max_empty)", NULL);
+          (*error)->message = g_strconcat (msg, "expected one of: ", list, ")", NULL);
           g_free (msg);
         }
       if (m->p.sheaf_capacity_of)
@@ -626,7 +701,11 @@ sim_slub_free_model (SimSlub *m)
             {
               sheaf_destroy (s->pcs[cpu].main);
               sheaf_destroy (s->pcs[cpu].spare);
+              sheaf_destroy (s->pcs[cpu].rcu_free);
             }
+          /* Sheaves whose grace period never ended (the RCU callbacks are
+           * dropped with the replay's SimRcu). */
+          g_queue_clear_full (&s->rcu_inflight, (GDestroyNotify) sheaf_destroy);
           for (guint n = 0; s->barn && n < m->n_nodes; n++)
             {
               g_queue_clear_full (&s->barn[n].full, (GDestroyNotify) sheaf_destroy);

@@ -22,6 +22,7 @@ static const SimVerb verbs[] = {
   { "sweep",    "run a parameter sweep (grid, zip, list axes) into a directory", sim_cmd_sweep },
   { "merge",    "check and join the shards of a sweep into one JSONL file", sim_cmd_merge },
   { "report",   "render run and sweep results as HTML/SVG, text or Markdown", sim_cmd_report },
+  { "list",     "list the allocators, kernels, parameters, machines, metrics", sim_cmd_list },
   { "help",     "show help for slabsim or one verb",                        cmd_help },
   { NULL, NULL, NULL }
 };

@@ -58,6 +58,8 @@ gboolean sim_cmd_sweep    (int argc, char **argv, GError **error);
 gboolean sim_cmd_merge    (int argc, char **argv, GError **error);
 gboolean sim_cmd_report   (int argc, char **argv, GError **error);
 gboolean sim_cmd_slab_test (int argc, char **argv, GError **error);
+/* "list allocators|kernels|params|machines|metrics" (cmd-list.c). */
+gboolean sim_cmd_list (int argc, char **argv, GError **error);
 /* "trace gen", dispatched from sim_cmd_trace's sub-verb table. */
 gboolean sim_cmd_trace_gen (int argc, char **argv, GError **error);
 

@@ -18,15 +18,22 @@
  * lines of a buffer sized to fit each level, nanoseconds per dependent load
  * converted to cycles with the frequency) unless --no-measure; what is not
  * measured is written with "# estimate" and what the estimate rests on, so
- * nobody mistakes it for a measurement.  Inclusion, replacement and the
- * cache-to-cache latencies (a core-to-core ping-pong is not done here) are
- * always estimates.
+ * nobody mistakes it for a measurement.  The cost of a line modified in
+ * another core (local_hitm, and remote_hitm across sockets) is measured by
+ * a core-to-core ping-pong: two threads pinned to two CPUs bounce one cache
+ * line, each waiting for the other's store; half a round trip is one
+ * transfer of a modified line.  It runs only on the host's own /sys (a
+ * --sysfs tree describes another machine, whose CPUs cannot be pinned) and
+ * says so when the CPUs cannot be pinned.  Inclusion, replacement and the
+ * cost of a clean line in another core are always estimates.
  *
  * The YAML is loaded with the machine loader before anything is written, so
  * the output always loads with "slabsim machine show".  --sysfs ROOT points
  * at another tree (tests/data/sysfs-* for the tests); then /proc is not read
  * either, so the output depends only on the tree.
  */
+/* sched_setaffinity, cpu_set_t */
+#define _GNU_SOURCE 1
 #include "sim/cli/cli.h"
 #include "sim/config/machine.h"
 #include "sim/core/errors.h"
@@ -34,6 +41,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +84,12 @@ typedef struct
   double ghz;
   char *freq_source;
   double mem_ns;                /* < 0: not measured */
+  /* Ping-pong pairs (cpu0 and another core of its socket; cpu0 and a CPU
+   * of another socket), -1 when the machine has none, and what was found:
+   * nanoseconds one way (< 0: not measured, why in *_why). */
+  int local_peer, remote_peer;
+  double local_hitm_ns, remote_hitm_ns;
+  char *local_why, *remote_why;
 } Probe;
 
 /* ---- reading sysfs ---------------------------------------------------- */
@@ -625,6 +639,162 @@ measure (Probe *p)
   p->mem_ns = chase_ns (mem, line, 1u << 17);
 }
 
+/* ---- the core-to-core ping-pong ------------------------------------------ */
+
+/* The pairs: cpu0 with the lowest CPU of its socket on another core (not an
+ * SMT sibling: they share L1), and with the lowest CPU of another socket. */
+static void
+choose_pairs (Probe *p)
+{
+  p->local_peer = p->remote_peer = -1;
+  for (guint c = 1; c < p->n_cpus; c++)
+    {
+      const ProbeCpu *a = &p->cpus[0], *b = &p->cpus[c];
+      if (p->local_peer < 0 && b->socket == a->socket && b->core != a->core)
+        p->local_peer = (int) c;
+      if (p->remote_peer < 0 && b->socket != a->socket)
+        p->remote_peer = (int) c;
+    }
+}
+
+typedef struct
+{
+  /* The bounced line: alone in its cache line. */
+  gint flag __attribute__ ((aligned (64)));
+  char pad[64 - sizeof (gint)];
+  guint cpu;                    /* the partner's */
+  gint pinned;                  /* 0 starting, 1 pinned, -1 could not pin */
+} PingPong;
+
+static gboolean
+pin_self (guint cpu)
+{
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO (&set);
+  CPU_SET (cpu, &set);
+  return sched_setaffinity (0, sizeof set, &set) == 0;
+#else
+  (void) cpu;
+  return FALSE;
+#endif
+}
+
+/* The partner: waits for each odd value and answers with the next even
+ * one; a negative value ends it. */
+static gpointer
+pong (gpointer data)
+{
+  PingPong *pp = data;
+  if (!pin_self (pp->cpu))
+    {
+      g_atomic_int_set (&pp->pinned, -1);
+      return NULL;
+    }
+  g_atomic_int_set (&pp->pinned, 1);
+  gint want = 1;
+  for (;;)
+    {
+      gint v;
+      while ((v = g_atomic_int_get (&pp->flag)) != want)
+        if (v < 0)
+          return NULL;
+      g_atomic_int_set (&pp->flag, want + 1);
+      want += 2;
+    }
+}
+
+#define PP_ROUNDS 2000          /* round trips per run */
+#define PP_RUNS   48
+#define PP_BUDGET_NS 3e9        /* give up after this long (a CPU kept busy elsewhere) */
+
+/* Nanoseconds for one transfer of a modified line between @a and @b, or -1
+ * with *why set. */
+static double
+ping_pong_ns (guint a, guint b, char **why)
+{
+#ifdef __linux__
+  cpu_set_t saved;
+  if (sched_getaffinity (0, sizeof saved, &saved) != 0)
+    {
+      *why = g_strdup_printf ("not measured: cannot read this thread's CPU affinity (%s)",
+                              g_strerror (errno));
+      return -1;
+    }
+  if (!pin_self (a))
+    {
+      *why = g_strdup_printf ("not measured: cannot pin to cpu%u (%s)", a, g_strerror (errno));
+      return -1;
+    }
+  PingPong *pp = NULL;
+  if (posix_memalign ((void **) &pp, 64, sizeof *pp) != 0)
+    {
+      sched_setaffinity (0, sizeof saved, &saved);
+      *why = g_strdup ("not measured: out of memory");
+      return -1;
+    }
+  memset (pp, 0, sizeof *pp);
+  pp->cpu = b;
+  GThread *t = g_thread_new ("ping-pong", pong, pp);
+  while (g_atomic_int_get (&pp->pinned) == 0)
+    g_thread_yield ();
+  double best = -1;
+  if (g_atomic_int_get (&pp->pinned) < 0)
+    *why = g_strdup_printf ("not measured: cannot pin to cpu%u", b);
+  else
+    {
+      gint next = 1;
+      double start = now_ns ();
+      gboolean late = FALSE;
+      /* The fastest of many short runs, as for the chase. */
+      for (int run = 0; run < PP_RUNS && !late; run++)
+        {
+          double t0 = now_ns ();
+          for (int i = 0; i < PP_ROUNDS && !late; i++)
+            {
+              g_atomic_int_set (&pp->flag, next);
+              guint spins = 0;
+              while (g_atomic_int_get (&pp->flag) != next + 1)
+                if ((++spins & 0xffff) == 0 && now_ns () - start > PP_BUDGET_NS)
+                  {
+                    late = TRUE;
+                    break;
+                  }
+              next += 2;
+            }
+          if (late)
+            break;
+          double dt = (now_ns () - t0) / PP_ROUNDS / 2;
+          if (best < 0 || dt < best)
+            best = dt;
+        }
+      if (late && best < 0)
+        *why = g_strdup_printf ("not measured: cpu%u and cpu%u did not answer within %.0f s "
+                                "(busy host)", a, b, PP_BUDGET_NS / 1e9);
+    }
+  g_atomic_int_set (&pp->flag, -1);
+  g_thread_join (t);
+  free (pp);
+  sched_setaffinity (0, sizeof saved, &saved);
+  return best;
+#else
+  (void) a;
+  (void) b;
+  *why = g_strdup ("not measured: pinning threads needs Linux");
+  return -1;
+#endif
+}
+
+static void
+measure_coherence (Probe *p)
+{
+  p->local_hitm_ns = p->remote_hitm_ns = -1;
+  if (p->local_peer >= 0)
+    p->local_hitm_ns = ping_pong_ns (0, (guint) p->local_peer, &p->local_why);
+  if (p->remote_peer >= 0)
+    p->remote_hitm_ns = ping_pong_ns (0, (guint) p->remote_peer, &p->remote_why);
+}
+
 /* ---- writing ---------------------------------------------------------- */
 
 /* Typical load-to-use figures of recent x86 parts (docs/machines.md's
@@ -710,13 +880,47 @@ render (const Probe *p, const char *host, const char *when, gboolean measured)
     }
 
   g_string_append (s, "\ncoherence:\n"
-                   "  # sysfs does not say; no core-to-core ping-pong is done.  Estimates\n"
-                   "  # from the docs/machines.md example (a recent two-socket x86).\n"
-                   "  protocol: mesi                # estimate\n"
-                   "  local_clean: 60               # estimate\n"
-                   "  local_hitm: 70                # estimate\n"
-                   "  remote_clean: 110ns           # estimate\n"
-                   "  remote_hitm: 120ns            # estimate\n");
+                   "  # sysfs does not say.  The hitm latencies from a core-to-core ping-pong\n"
+                   "  # where marked (a line bounced between two pinned threads, half a round\n"
+                   "  # trip); the rest estimates from the docs/machines.md example.\n"
+                   "  protocol: mesi                # estimate\n");
+  const ProbeCache *last = &p->levels[p->n_levels - 1];
+  if (last->measured_ns > 0 && last->sharing > p->threads)
+    g_string_append_printf (s, "  local_clean: %.0f               # estimate: the shared %s's "
+                            "measured latency (a clean line of another core is served there)\n",
+                            MAX (1.0, round (last->measured_ns * p->ghz)), last->name);
+  else
+    g_string_append (s, "  local_clean: 60               # estimate\n");
+  char pair[64];
+  if (p->local_peer < 0)
+    g_string_append (s, "  local_hitm: 70                # estimate: no other core in cpu0's "
+                        "socket\n");
+  else if (p->local_hitm_ns > 0)
+    {
+      g_snprintf (pair, sizeof pair, "cpu0-cpu%d", p->local_peer);
+      g_string_append_printf (s, "  local_hitm: %.0f                # %s: ping-pong %s, %.1f ns "
+                              "one way x %.3f GHz\n", MAX (1.0, round (p->local_hitm_ns * p->ghz)),
+                              mark, pair, p->local_hitm_ns, p->ghz);
+    }
+  else
+    g_string_append_printf (s, "  local_hitm: 70                # estimate; ping-pong "
+                            "cpu0-cpu%d %s\n", p->local_peer,
+                            p->local_why ? p->local_why : "not measured (--no-measure)");
+  if (p->remote_peer < 0)
+    g_string_append (s, "  remote_clean: 110ns           # one socket: never used\n"
+                        "  remote_hitm: 120ns            # one socket: never used\n");
+  else
+    {
+      g_string_append (s, "  remote_clean: 110ns           # estimate\n");
+      if (p->remote_hitm_ns > 0)
+        g_string_append_printf (s, "  remote_hitm: %.0fns            # %s: ping-pong "
+                                "cpu0-cpu%d, one way\n", p->remote_hitm_ns, mark,
+                                p->remote_peer);
+      else
+        g_string_append_printf (s, "  remote_hitm: 120ns            # estimate; ping-pong "
+                                "cpu0-cpu%d %s\n", p->remote_peer,
+                                p->remote_why ? p->remote_why : "not measured (--no-measure)");
+    }
 
   gboolean numa = p->n_nodes > 1 && p->nodes_are_sockets && p->n_nodes == p->sockets;
   g_string_append (s, "\nmemory:\n");
@@ -762,7 +966,8 @@ sim_cmd_machine_probe (int argc, char **argv, GError **error)
   };
   g_autoptr (GOptionContext) ctx = sim_cli_context (argv[0], NULL,
     "Write a machine description of this host: topology, NUMA nodes and caches\n"
-    "from sysfs, cache and memory latencies from a pointer chase (about a second).");
+    "from sysfs, cache and memory latencies from a pointer chase and the cost of a\n"
+    "line modified in another core from a core-to-core ping-pong (about a second).");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!sim_cli_parse (ctx, argv[0], &argc, &argv, error))
     return FALSE;
@@ -783,8 +988,18 @@ sim_cmd_machine_probe (int argc, char **argv, GError **error)
     {
       probe_frequency (p);
       p->mem_ns = -1;
+      choose_pairs (p);
+      p->local_hitm_ns = p->remote_hitm_ns = -1;
       if (!no_measure)
         measure (p);
+      /* Pinning needs this machine's CPUs: not those of another tree. */
+      if (!no_measure && p->host_proc)
+        measure_coherence (p);
+      else if (!no_measure)
+        {
+          p->local_why = g_strdup ("not measured: --sysfs describes another machine");
+          p->remote_why = g_strdup (p->local_why);
+        }
       g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
       g_autofree char *when = g_date_time_format (now, "%Y-%m-%d %H:%M UTC");
       g_autofree char *yaml = render (p, g_get_host_name (), when, !no_measure);
@@ -796,5 +1011,7 @@ sim_cmd_machine_probe (int argc, char **argv, GError **error)
   for (guint i = 0; i < p->n_levels; i++)
     g_free (p->levels[i].geometry_note);
   g_free (p->freq_source);
+  g_free (p->local_why);
+  g_free (p->remote_why);
   return ok;
 }

@@ -70,7 +70,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
 {
   g_autofree char *machine_name = NULL, *replay = NULL, *format = NULL, *output = NULL;
   g_autofree char *touch = NULL, *emit_path = NULL, *warm = NULL, *cpu_map = NULL;
-  g_autofree char *view_name = NULL;
+  g_autofree char *page_events = NULL, *view_name = NULL;
   g_auto (GStrv) sets = NULL, allocators = NULL;
   gint check_every = 0, jobs = 0;
   gboolean check = FALSE, per_cpu = FALSE, lenient = FALSE, trace_cache = FALSE;
@@ -84,6 +84,9 @@ sim_cmd_run (int argc, char **argv, GError **error)
     { "cpu-map", 0, 0, G_OPTION_ARG_STRING, &cpu_map,
       "Machine CPU for each trace CPU, e.g. 0,2 or 0-3,8-11 (default compact: socket 0 "
       "first, one thread per core first)", "LIST" },
+    { "page-events", 0, 0, G_OPTION_ARG_STRING, &page_events,
+      "replay (default): the trace's page traffic other than its slab pages (page cache, "
+      "anonymous pages) goes through the model's page allocator; ignore: left out", "MODE" },
     { "replay", 0, 0, G_OPTION_ARG_STRING, &replay,
       "ordered (default): trace order on per-CPU clocks; timed: not before the trace timestamp",
       "MODE" },
@@ -174,6 +177,14 @@ sim_cmd_run (int argc, char **argv, GError **error)
         }
     }
 
+  if (page_events && strcmp (page_events, "ignore") == 0)
+    opt.page_events = SIM_PAGE_EVENTS_IGNORE;
+  else if (page_events && strcmp (page_events, "replay") != 0)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "run: --page-events takes replay or ignore, not \"%s\"", page_events);
+      return FALSE;
+    }
   if (warm && strcmp (warm, "unknown-frees") == 0)
     opt.warm = TRUE;
   else if (warm && strcmp (warm, "none") != 0)

@@ -3,6 +3,7 @@
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
 #include "traces/info.h"
+#include "traces/kmem-stat.h"
 #include "traces/native.h"
 
 #include <stdio.h>
@@ -40,12 +41,25 @@ warn_about (SimTraceInfo *info)
 static gboolean
 cmd_info (int argc, char **argv, GError **error)
 {
-  g_autofree char *format = NULL;
-  gboolean lenient = FALSE;
+  g_autofree char *format = NULL, *sort = NULL;
+  gboolean lenient = FALSE, caller = FALSE, alloc = FALSE, page = FALSE;
+  gint lines = -1;
   GOptionEntry entries[] = {
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: text (default) or json", "FMT" },
     { "lenient", 0, 0, G_OPTION_ARG_NONE, &lenient,
       "Skip and count malformed lines instead of failing", NULL },
+    { "caller", 0, 0, G_OPTION_ARG_NONE, &caller,
+      "perf kmem stat --caller: per call site Total_alloc/Per, Total_req/Per, Hit, Ping-pong, Frag",
+      NULL },
+    { "alloc", 0, 0, G_OPTION_ARG_NONE, &alloc,
+      "perf kmem stat --alloc: the same per object pointer (per PFN with --page)", NULL },
+    { "page", 0, 0, G_OPTION_ARG_NONE, &page,
+      "perf kmem stat --page: the page allocator's events (summary, orders, with --caller/--alloc "
+      "its tables)", NULL },
+    { "sort", 's', 0, G_OPTION_ARG_STRING, &sort,
+      "Sort keys, comma-separated: ptr, callsite, bytes, hit, pingpong, frag (default frag,hit,bytes); "
+      "with --page: page, callsite, bytes, hit, order, migtype, gfp (default bytes,hit)", "KEYS" },
+    { "lines", 'l', 0, G_OPTION_ARG_INT, &lines, "Print only N lines of each table", "N" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = sim_cli_context (argv[0], "TRACE",
@@ -60,6 +74,36 @@ cmd_info (int argc, char **argv, GError **error)
     return FALSE;
   if (!one_operand (argc, argv, "TRACE", error))
     return FALSE;
+  if (caller || alloc || page || sort || lines >= 0)
+    {
+      /* perf kmem stat's tables: perf's text. */
+      if (fmt == SIM_FORMAT_JSON)
+        {
+          g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                       "trace info: --caller, --alloc and --page print perf kmem's text tables; "
+                       "for JSON use trace info --format json without them");
+          return FALSE;
+        }
+      if (!sim_kmem_stat_check_sort (sort, page, error))
+        return FALSE;
+      if (lines == 0 || lines < -1)
+        {
+          g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                       "trace info: -l takes a number of lines of 1 or more, not %d", lines);
+          return FALSE;
+        }
+      /* perf kmem stat with neither table prints its summary only; -s or
+       * -l alone mean the call-site table. */
+      if (!caller && !alloc && !page)
+        caller = TRUE;
+      SimKmemStatOptions ko = { .caller = caller, .alloc = alloc, .page = page, .sort = sort,
+                                .lines = lines, .lenient = lenient };
+      g_autofree char *kout = sim_kmem_stat_text (argv[1], &ko, error);
+      if (kout == NULL)
+        return FALSE;
+      fputs (kout, stdout);
+      return TRUE;
+    }
   g_autoptr (SimTraceInfo) info = sim_trace_info_collect (argv[1], lenient, error);
   if (info == NULL)
     return FALSE;

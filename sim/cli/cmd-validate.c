@@ -34,7 +34,7 @@ gboolean
 sim_cmd_validate (int argc, char **argv, GError **error)
 {
   g_autofree char *machine_name = NULL, *format = NULL, *output = NULL, *allocator = NULL;
-  g_autofree char *cpu_map = NULL;
+  g_autofree char *cpu_map = NULL, *page_events = NULL;
   g_auto (GStrv) sets = NULL;
   gboolean lenient = FALSE;
   GOptionEntry entries[] = {
@@ -48,6 +48,8 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     { "cpu-map", 0, 0, G_OPTION_ARG_STRING, &cpu_map,
       "Machine CPU for each trace CPU, e.g. 0,2 (default compact: socket 0 first, one "
       "thread per core first)", "LIST" },
+    { "page-events", 0, 0, G_OPTION_ARG_STRING, &page_events,
+      "replay (default) or ignore the trace's page traffic other than its slab pages", "MODE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE", "FILE" },
     { "lenient", 0, 0, G_OPTION_ARG_NONE, &lenient, "Skip malformed trace lines", NULL },
@@ -85,6 +87,15 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   g_autoptr (SimMachine) machine = sim_machine_load (mname, (const char *const *) sets, error);
   if (machine == NULL)
     return FALSE;
+  SimPageEventsMode pmode = SIM_PAGE_EVENTS_REPLAY;
+  if (page_events && strcmp (page_events, "ignore") == 0)
+    pmode = SIM_PAGE_EVENTS_IGNORE;
+  else if (page_events && strcmp (page_events, "replay") != 0)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "validate: --page-events takes replay or ignore, not \"%s\"", page_events);
+      return FALSE;
+    }
   SimCpuMap map;
   if (!sim_cpu_map_init (&map, machine, cpu_map, error))
     {
@@ -93,7 +104,8 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     }
   sim_cpu_map_clear (&map);
   SimReplayOptions opt = { .machine = machine, .mode = SIM_REPLAY_ORDERED,
-                           .touch = SIM_TOUCH_LINE, .lenient = lenient, .cpu_map = cpu_map };
+                           .touch = SIM_TOUCH_LINE, .lenient = lenient, .cpu_map = cpu_map,
+                           .page_events = pmode };
   SimValidation v;
   gboolean ok = sim_validate_run (argv[1], allocator ? allocator : "slub", &opt, &v, error);
   if (ok)

@@ -159,6 +159,24 @@ text_counters (GString *o, const SimAllocReport *a)
                             a->stats_charged ? 1 : 0);
 }
 
+/* /sys/kernel/slab/CACHE/COUNTER, the non-zero ones, per cache. */
+static void
+text_cache_stats (GString *o, const SimAllocReport *a)
+{
+  g_string_append (o, "Counters by cache (/sys/kernel/slab/CACHE/, non-zero):\n");
+  for (guint i = 0; i < a->rows->len; i++)
+    {
+      const SimAllocCacheRow *row = &g_array_index (a->rows, SimAllocCacheRow, i);
+      GString *l = g_string_new (NULL);
+      for (guint s = 0; s < row->n_stats; s++)
+        if (row->stats[s])
+          g_string_append_printf (l, " %s=%" G_GUINT64_FORMAT, row->stat_names[s], row->stats[s]);
+      if (l->len)
+        g_string_append_printf (o, "  %s:%s\n", row->name, l->str);
+      g_string_free (l, TRUE);
+    }
+}
+
 static void
 text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
 {
@@ -204,6 +222,8 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
     }
   g_ptr_array_unref (rows);
   text_counters (o, &res->alloc);
+  if (res->alloc.stats_in_text)
+    text_cache_stats (o, &res->alloc);
 
   g_string_append_printf (o, "\n%-24s %14s %14s %7s\n", "Memory hierarchy", "accesses", "misses", "miss%");
   for (guint l = 0; l < r->machine->n_levels; l++)
@@ -255,9 +275,42 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
                           res->allocs_replayed, res->frees_replayed, res->implicit_frees_replayed,
                           res->skipped_failed_allocs, res->skipped_null_frees,
                           res->skipped_unknown_frees);
+  if (res->untraced_by_reuse || res->untraced_by_page_free || res->untraced_by_mm_destroy
+      || res->rcu_callbacks || res->rcu_pending)
+    g_string_append_printf (o, "Untraced frees (no kmem event; seen by %" G_GUINT64_FORMAT
+                            " pointers reused, %" G_GUINT64_FORMAT " in freed slab pages, %"
+                            G_GUINT64_FORMAT " in destroyed maple trees): %" G_GUINT64_FORMAT
+                            " replayed as kfree at the evidence, %" G_GUINT64_FORMAT
+                            " as kfree_rcu (%" G_GUINT64_FORMAT " later freed by the trace: "
+                            "wrongly inferred); RCU callbacks %" G_GUINT64_FORMAT " run, %"
+                            G_GUINT64_FORMAT " still waiting at the end\n",
+                            res->untraced_by_reuse, res->untraced_by_page_free,
+                            res->untraced_by_mm_destroy, res->untraced_page_frees,
+                            res->untraced_kfree_rcu, res->untraced_contradicted,
+                            res->rcu_callbacks, res->rcu_pending);
   g_string_append_printf (o, "Recording kernel's own allocations left out: %" G_GUINT64_FORMAT
                           " allocs, %" G_GUINT64_FORMAT " frees (obj_exts vectors, sheaves)\n",
                           res->skipped_internal_allocs, res->skipped_internal_frees);
+  if (res->slab_page_allocs || res->other_page_allocs || res->slab_page_frees
+      || res->other_page_frees || res->page_frees_unknown || res->pcp_drain_events)
+    {
+      g_string_append_printf (o, "Trace page events: slab pages %" G_GUINT64_FORMAT " allocs, %"
+                              G_GUINT64_FORMAT " frees (the recording kernel's, not replayed); "
+                              "other pages %" G_GUINT64_FORMAT " allocs, %" G_GUINT64_FORMAT
+                              " frees, ", res->slab_page_allocs, res->slab_page_frees,
+                              res->other_page_allocs, res->other_page_frees);
+      if (res->page_events_replayed)
+        g_string_append_printf (o, "replayed (%" G_GUINT64_FORMAT " allocs, %" G_GUINT64_FORMAT
+                                " frees, %" G_GUINT64_FORMAT " cycles)", res->page_allocs_replayed,
+                                res->page_frees_replayed, res->page_event_cycles);
+      else
+        g_string_append (o, "ignored (--page-events ignore)");
+      g_string_append_printf (o, "; %" G_GUINT64_FORMAT " frees of pages from before the trace, %"
+                              G_GUINT64_FORMAT " repeated (mm_page_free_batched), %"
+                              G_GUINT64_FORMAT " pcp drains recorded (not replayed)\n",
+                              res->page_frees_unknown, res->page_frees_repeated,
+                              res->pcp_drain_events);
+    }
   if (res->warm_objects || res->warm_unplaced)
     g_string_append_printf (o, "Warm start: %" G_GUINT64_FORMAT " objects freed but never "
                             "allocated placed before the replay, %" G_GUINT64_FORMAT " of their "
@@ -615,11 +668,22 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   U ("allocs", res->allocs_replayed);
   U ("frees", res->frees_replayed);
   U ("implicit_frees", res->implicit_frees_replayed);
+  U ("untraced_by_reuse", res->untraced_by_reuse);
+  U ("untraced_by_page_free", res->untraced_by_page_free);
+  U ("untraced_by_mm_destroy", res->untraced_by_mm_destroy);
+  U ("untraced_page_frees", res->untraced_page_frees);
+  U ("untraced_kfree_rcu", res->untraced_kfree_rcu);
+  U ("untraced_reused_after", res->untraced_reused_after);
+  U ("untraced_contradicted", res->untraced_contradicted);
+  U ("rcu_callbacks", res->rcu_callbacks);
+  U ("rcu_pending", res->rcu_pending);
   U ("skipped_failed_allocs", res->skipped_failed_allocs);
   U ("skipped_null_frees", res->skipped_null_frees);
   U ("skipped_unknown_frees", res->skipped_unknown_frees);
   U ("skipped_internal_allocs", res->skipped_internal_allocs);
   U ("skipped_internal_frees", res->skipped_internal_frees);
+  U ("model_internal_allocs", res->model_internal_allocs);
+  U ("model_internal_frees", res->model_internal_frees);
   U ("warm_objects", res->warm_objects);
   U ("warm_frees", res->warm_frees);
   U ("warm_unplaced", res->warm_unplaced);
@@ -627,6 +691,23 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   U ("skipped_refused_frees", res->skipped_refused_frees);
   U ("events_without_cpu", res->events_without_cpu);
   U ("caches_created", res->caches_created);
+  sim_json_end_object (j);
+
+  sim_json_key (j, "page_events");
+  sim_json_begin_object (j);
+  sim_json_key (j, "mode");
+  sim_json_string (j, res->page_events_replayed ? "replay" : "ignore");
+  U ("slab_page_allocs", res->slab_page_allocs);
+  U ("slab_page_frees", res->slab_page_frees);
+  U ("other_page_allocs", res->other_page_allocs);
+  U ("other_page_frees", res->other_page_frees);
+  U ("allocs_replayed", res->page_allocs_replayed);
+  U ("frees_replayed", res->page_frees_replayed);
+  U ("frees_unknown", res->page_frees_unknown);
+  U ("frees_repeated", res->page_frees_repeated);
+  U ("implicit_frees", res->page_implicit_frees);
+  U ("pcp_drain_events", res->pcp_drain_events);
+  U ("cycles", res->page_event_cycles);
 #undef U
   sim_json_end_object (j);
   sim_json_end_object (j);

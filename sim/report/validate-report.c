@@ -175,6 +175,24 @@ sim_validate_report_json (const SimValidation *v)
   sim_json_uint (&j, v->warm_res.warm_unplaced);
   sim_json_key (&j, "skipped_internal_allocs");
   sim_json_uint (&j, v->cold_res.skipped_internal_allocs);
+  /* The trace's page events as the (cold) replay classified them. */
+  sim_json_key (&j, "page_events");
+  sim_json_begin_object (&j);
+  sim_json_key (&j, "mode");
+  sim_json_string (&j, v->cold_res.page_events_replayed ? "replay" : "ignore");
+  sim_json_key (&j, "slab_page_allocs");
+  sim_json_uint (&j, v->cold_res.slab_page_allocs);
+  sim_json_key (&j, "slab_page_frees");
+  sim_json_uint (&j, v->cold_res.slab_page_frees);
+  sim_json_key (&j, "other_page_allocs");
+  sim_json_uint (&j, v->cold_res.other_page_allocs);
+  sim_json_key (&j, "other_page_frees");
+  sim_json_uint (&j, v->cold_res.other_page_frees);
+  sim_json_key (&j, "allocs_replayed");
+  sim_json_uint (&j, v->cold_res.page_allocs_replayed);
+  sim_json_key (&j, "frees_replayed");
+  sim_json_uint (&j, v->cold_res.page_frees_replayed);
+  sim_json_end_object (&j);
   totals_json (&j, "recorded_totals", sim_decisions_totals (v->rec));
   totals_json (&j, "cold_totals", sim_decisions_totals (v->cold));
   totals_json (&j, "warm_totals", sim_decisions_totals (v->warm));

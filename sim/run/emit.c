@@ -177,11 +177,37 @@ sim_trace_emit_slab (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEv
 }
 
 void
+sim_trace_emit_internal (SimTraceEmit *e, guint cpu, guint64 ts_ns, const char *fn, guint64 ptr,
+                         guint64 bytes_req, guint64 bytes_alloc, gboolean is_free)
+{
+  prefix (e->buf, NULL, NULL, cpu, ts_ns);
+  if (is_free)
+    g_string_append_printf (e->buf, "kfree: call_site=%s+0x0/0x0 ptr=%016" G_GINT64_MODIFIER
+                            "x\n", fn, ptr);
+  else
+    g_string_append_printf (e->buf, "kmalloc: call_site=%s+0x0/0x0 ptr=%016" G_GINT64_MODIFIER
+                            "x bytes_req=%" G_GUINT64_FORMAT " bytes_alloc=%" G_GUINT64_FORMAT
+                            " gfp_flags=GFP_KERNEL|__GFP_ZERO node=-1 accounted=false\n", fn, ptr,
+                            bytes_req, bytes_alloc);
+  if (e->buf->len >= FLUSH_AT)
+    emit_flush (e);
+}
+
+void
 sim_trace_emit_kfree (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev, guint cpu,
                       guint64 ptr)
 {
   prefix (e->buf, r, ev, cpu, ev->ts_ns);
   g_string_append_printf (e->buf, "kfree: call_site=slabsim_untraced_free ptr=%016"
+                          G_GINT64_MODIFIER "x\n", ptr);
+}
+
+void
+sim_trace_emit_kfree_rcu (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev,
+                          guint cpu, guint64 ptr)
+{
+  prefix (e->buf, r, ev, cpu, ev->ts_ns);
+  g_string_append_printf (e->buf, "kfree: call_site=" SIM_EMIT_KFREE_RCU_SITE " ptr=%016"
                           G_GINT64_MODIFIER "x\n", ptr);
 }
 

@@ -27,9 +27,18 @@
  *    KMALLOC_MAX_SIZE, 2 MiB for SLQB) returned NULL in that kernel: it is
  *    counted as refused, and the kfree (or implicit free) of its pointer
  *    is counted as a free of a refused allocation, not replayed.
- *  - Page-allocator events of the trace are not replayed: the model's
- *    own page allocator serves the slabs, and other page users are outside
- *    the allocator under test.
+ *  - Frees the trace shows only by their consequences (a pointer coming
+ *    back, a freed slab page, a destroyed maple tree: sim/run/untraced.h)
+ *    are made where the evidence puts them, as kfree or kfree_rcu; RCU
+ *    callbacks run when their grace period has passed on the trace's
+ *    clock (sim/core/rcu.h).
+ *  - The trace's page events: the recording kernel's slab pages are not
+ *    replayed (the model takes its own); the rest (page cache, anonymous
+ *    pages, page tables) are allocated and freed through the model's page
+ *    allocator on the event's CPU, so its pcp lists and zone lock see the
+ *    competition the kernel's saw (--page-events ignore leaves them out;
+ *    both kinds are counted).  mm_page_pcpu_drain is the kernel's decision,
+ *    counted, not replayed (sim/run/page-events.h).
  */
 #include "sim/run/replay.h"
 #include "sim/run/kernel-caches.h"
@@ -41,7 +50,9 @@
 #include "traces/decisions.h"
 #include "sim/run/emit.h"
 #include "sim/run/warm.h"
+#include "sim/run/untraced.h"
 #include "sim/run/cpu-map.h"
+#include "sim/run/page-events.h"
 
 #include <string.h>
 
@@ -161,6 +172,19 @@ struct _SimReplay {
   GString *page_lines;        /* page events of the running operation, for emit */
   guint64 cur_ts;             /* timestamp of the trace event being replayed */
   gboolean warming;           /* placing warm objects: not part of the replay */
+  /* Grace periods on the trace's clock, and the frees the trace shows only
+   * by their consequences (sim/run/untraced.h), made in order. */
+  SimRcu *rcu;
+  SimAllocEnv env;            /* what the model was given (call_rcu frees) */
+  const SimUntracedSet *untraced;
+  guint next_untraced;
+  guint64 n_events;           /* events fed so far: the next one's ordinal */
+  /* The trace's page events (sim/run/page-events.h). */
+  const SimPageClass *page_class;  /* which mm_page_alloc events were slab pages */
+  guint64 page_ordinal;       /* mm_page_alloc events with a pfn so far */
+  GHashTable *trace_pages;    /* trace pfn -> TP_PACK, other pages live in the trace */
+  GHashTable *slab_pages;     /* trace pfns of the recording kernel's live slab pages */
+  GHashTable *freed_pages;    /* trace pfns freed and not allocated since */
 };
 typedef struct _SimReplay Replay;
 
@@ -206,6 +230,44 @@ flush_page_lines (Replay *rp)
     {
       sim_trace_emit_raw (rp->opt->emit, rp->page_lines->str, rp->page_lines->len);
       g_string_truncate (rp->page_lines, 0);
+    }
+}
+
+
+/* The model's allocations for itself (SimInternalObserver): into its
+ * decisions and emitted trace as the recording kernel's are in its trace,
+ * the page traffic they caused first. */
+static void
+on_internal (gpointer data, guint cpu, SimAddr addr, gsize size, const char *fn,
+             gboolean is_free)
+{
+  Replay *rp = data;
+  /* Nothing before the model exists (its boot: 7.x's kmalloc sheaves) or
+   * while warm objects are placed. */
+  if (rp->warming || rp->model == NULL)
+    return;
+  if (is_free)
+    rp->out->model_internal_frees++;
+  else
+    rp->out->model_internal_allocs++;
+  guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
+  guint64 bytes_alloc = is_free ? 0 : rp->ops->ksize (rp->model, addr);
+  SimDecisions *d = rp->opt->modelled;
+  if (d && is_free)
+    sim_decisions_obj_free (d, cpu, vaddr);
+  else if (d)
+    {
+      char nb[64];
+      SimTraceEvent ev = { .kind = SIM_TRACE_KMALLOC, .bytes_req = size,
+                           .bytes_alloc = bytes_alloc };
+      sim_decisions_alloc (d, cpu, sim_decisions_cache_name (rp->strs, &ev, nb, sizeof nb),
+                           vaddr);
+    }
+  if (rp->opt->emit)
+    {
+      flush_page_lines (rp);
+      sim_trace_emit_internal (rp->opt->emit, rp->map.to_trace[cpu], rp->cur_ts, fn, vaddr, size,
+                               bytes_alloc, is_free);
     }
 }
 
@@ -294,12 +356,22 @@ touch_object (Replay *rp, SimOp *op, SimAddr addr, gsize size, SimAccKind kind)
     }
 }
 
+/* What a free is: a trace event (kfree_rcu when slabsim's own emitted
+ * trace says so), the replay's implicit free before an allocation of a
+ * live pointer, or a free the trace shows only by its consequences
+ * (sim/run/untraced.h), made as kfree or as kfree_rcu. */
+typedef enum {
+  FREE_TRACED, FREE_TRACED_RCU, FREE_IMPLICIT, FREE_UNTRACED, FREE_UNTRACED_RCU
+} FreeHow;
+
 /* Free the model's object at @addr (the trace's @ptr was at it). */
 static gboolean
 replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint64 bytes,
-             gboolean implicit, GError **error)
+             FreeHow how, GError **error)
 {
   guint64 ts = ev->ts_ns;
+  gboolean implicit = how != FREE_TRACED && how != FREE_TRACED_RCU;
+  gboolean rcu = how == FREE_UNTRACED_RCU || how == FREE_TRACED_RCU;
   /* kmem_cache_free and kfree are different kernel paths (the first is
    * handed the cache); a free the trace did not show (implicit) is taken
    * as kfree. */
@@ -311,8 +383,14 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint
   op_start (rp, &op, cpu, ts);
   /* The caller reads the object before freeing it. */
   touch_object (rp, &op, addr, bytes, SIM_ACC_READ);
-  gboolean ok = cache_free ? rp->ops->cache_free (rp->model, &op, addr)
-                           : rp->ops->free (rp->model, &op, addr);
+  gboolean ok;
+  if (rcu && rp->ops->kfree_rcu)
+    ok = rp->ops->kfree_rcu (rp->model, &op, addr);
+  else if (rcu)
+    ok = sim_alloc_call_rcu_free (&rp->env, &op, rp->ops->free, rp->model, addr);
+  else
+    ok = cache_free ? rp->ops->cache_free (rp->model, &op, addr)
+                    : rp->ops->free (rp->model, &op, addr);
   if (!ok)
     {
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
@@ -321,10 +399,22 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint
       return FALSE;
     }
   op_finish (rp, &op, &rp->out->free_cycles);
-  if (implicit)
-    rp->out->implicit_frees_replayed++;
-  else
-    rp->out->frees_replayed++;
+  switch (how)
+    {
+    case FREE_TRACED:
+    case FREE_TRACED_RCU:
+      rp->out->frees_replayed++;
+      break;
+    case FREE_IMPLICIT:
+      rp->out->implicit_frees_replayed++;
+      break;
+    case FREE_UNTRACED:
+      rp->out->untraced_page_frees++;
+      break;
+    case FREE_UNTRACED_RCU:
+      rp->out->untraced_kfree_rcu++;
+      break;
+    }
   guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
   if (rp->opt->modelled)
     sim_decisions_obj_free (rp->opt->modelled, cpu, vaddr);
@@ -332,7 +422,9 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint
     {
       /* kfree / kmem_cache_free trace before the free itself: the line
        * first, then the page frees it caused. */
-      if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
+      if (rcu)
+        sim_trace_emit_kfree_rcu (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu], vaddr);
+      else if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
         sim_trace_emit_kfree (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu], vaddr);
       else
         sim_trace_emit_slab (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu],
@@ -462,7 +554,7 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
 /* The free (explicit or implicit) of live trace object @o. */
 static gboolean
 free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, const SimLiveObject *o,
-           gboolean implicit, GError **error)
+           FreeHow how, GError **error)
 {
   switch (o->user)
     {
@@ -477,20 +569,63 @@ free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, const SimLiveObject *
     case LIVE_SKIPPED:
       return TRUE;
     default:
-      return replay_free (rp, ev, cpu, (SimAddr) o->user, o->bytes_alloc, implicit, error);
+      return replay_free (rp, ev, cpu, (SimAddr) o->user, o->bytes_alloc, how, error);
     }
 }
 
-static gboolean
-replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
+/* RCU callbacks whose grace period has ended by @ts_ns (the trace's
+ * clock) run first, each on the CPU that queued it. */
+static void
+run_rcu (Replay *rp, guint64 ts_ns)
 {
-  SimAccountResult res;
-  sim_trace_account_event (rp->acct, ev, &res);
-  gboolean is_alloc = sim_trace_kind_is_slab_alloc (ev->kind);
-  gboolean is_free = sim_trace_kind_is_slab_free (ev->kind);
-  if (!is_alloc && !is_free)
-    return TRUE;
-  rp->out->events++;
+  sim_rcu_set_now (rp->rcu, ts_ns);
+  if (sim_rcu_run (rp->rcu))
+    flush_page_lines (rp);
+}
+
+/* The frees the trace shows only by their consequences (untraced.h) due
+ * before the event of ordinal rp->n_events (@ev NULL: all that are left).
+ * Each frees the pointer's current object, which is the lifetime it ends:
+ * it is placed after that lifetime's allocation and no later than the
+ * event that ends it.  The object is marked so its later free or reuse
+ * finds nothing to do. */
+static gboolean
+apply_untraced (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  const GArray *fr = rp->untraced ? rp->untraced->frees : NULL;
+  while (fr && rp->next_untraced < fr->len)
+    {
+      const SimUntracedFree *f = &g_array_index (fr, SimUntracedFree, rp->next_untraced);
+      if (ev && f->before_index > rp->n_events)
+        break;
+      rp->next_untraced++;
+      SimLiveObject *o = sim_trace_account_lookup (rp->acct, f->ptr);
+      if (o == NULL)
+        continue;
+      guint tcpu = f->cpu < rp->map.given ? f->cpu : 0;
+      guint cpu = rp->map.to_machine[tcpu];
+      if (rp->opt->mode == SIM_REPLAY_TIMED)
+        op_sync_timed (rp, cpu, f->ts_ns);
+      run_rcu (rp, f->ts_ns);
+      rp->cur_ts = f->ts_ns;
+      SimTraceEvent fe = { .ts_ns = f->ts_ns, .ptr = f->ptr, .kind = SIM_TRACE_KFREE,
+                           .cpu = (gint32) tcpu, .pid = -1, .node = -1, .order = -1,
+                           .migratetype = -1, .accounted = -1,
+                           .line = ev ? ev->line : 0 };
+      FreeHow how = f->kind == SIM_UNTRACED_KFREE_RCU ? FREE_UNTRACED_RCU : FREE_UNTRACED;
+      if (!free_live (rp, &fe, cpu, o, how, error))
+        return FALSE;
+      o->user = LIVE_SKIPPED;
+    }
+  return TRUE;
+}
+
+/* The machine CPU of @ev (sim/run/cpu-map.h), with the model's periodic
+ * work due on it run first.  FALSE with @error when the map has no CPU for
+ * it. */
+static gboolean
+event_prologue (Replay *rp, const SimTraceEvent *ev, guint *cpu_out, GError **error)
+{
   /* No CPU printed (perf script of a per-task recording): the documented
    * rule (docs/traces.md) runs the event on CPU 0 and counts it. */
   if (ev->cpu < 0)
@@ -523,6 +658,143 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   rp->cur_ts = ev->ts_ns;
   sim_engine_run (rp->eng, sim_engine_cpu_clock (rp->eng, cpu));
   flush_page_lines (rp);
+  run_rcu (rp, ev->ts_ns);
+  *cpu_out = cpu;
+  return TRUE;
+}
+
+/* Trace page pfn -> what the replay holds for it: the model's block
+ * address | order << 4 | 1 (address 0 with --page-events ignore). */
+#define TP_PACK(addr, order) ((addr) | ((guint64) (order) << 4) | 1u)
+#define TP_ADDR(v)           ((v) & ~(guint64) 0xfff)
+#define TP_ORDER(v)          ((guint) (((v) >> 4) & 0xff))
+
+/* Free the model's block for a trace page (replayed pages only). */
+static void
+free_trace_page (Replay *rp, guint cpu, guint64 v)
+{
+  if (TP_ADDR (v) == 0)
+    return;
+  SimOp op;
+  op_start (rp, &op, cpu, rp->cur_ts);
+  sim_page_free (rp->pages, &op, TP_ADDR (v), TP_ORDER (v));
+  guint64 c = sim_op_cycles (&op);
+  sim_engine_cpu_advance (rp->eng, cpu, c);
+  rp->out->page_event_cycles += c;
+  flush_page_lines (rp);
+}
+
+static gboolean
+replay_page_event (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  gboolean is_alloc = ev->kind == SIM_TRACE_PAGE_ALLOC;
+  if (ev->kind == SIM_TRACE_PAGE_PCPU_DRAIN)
+    {
+      /* The recording kernel's decision, not workload: the model drains
+       * its own pcp lists (validate compares the two). */
+      rp->out->pcp_drain_events++;
+      return TRUE;
+    }
+  if (!is_alloc && ev->kind != SIM_TRACE_PAGE_FREE && ev->kind != SIM_TRACE_PAGE_FREE_BATCHED
+      && ev->kind != SIM_TRACE_PAGE_FREE_DIRECT && ev->kind != SIM_TRACE_PAGEVEC_FREE)
+    return TRUE;
+  /* As traces/decisions.c reads them: a page event without pfn says
+   * nothing about which block. */
+  if (ev->pfn == 0 && ev->ptr == 0)
+    return TRUE;
+  guint cpu;
+  if (!event_prologue (rp, ev, &cpu, error))
+    return FALSE;
+  guint64 pfn = ev->pfn;
+  gpointer key = GSIZE_TO_POINTER ((gsize) pfn);
+  guint order = ev->order > 0 ? (guint) ev->order : 0;
+  if (!is_alloc)
+    {
+      gpointer v;
+      if (g_hash_table_steal_extended (rp->trace_pages, key, NULL, &v))
+        {
+          rp->out->other_page_frees++;
+          if (TP_ADDR (GPOINTER_TO_SIZE (v)))
+            rp->out->page_frees_replayed++;
+          free_trace_page (rp, cpu, GPOINTER_TO_SIZE (v));
+        }
+      else if (g_hash_table_remove (rp->slab_pages, key))
+        rp->out->slab_page_frees++;
+      else if (g_hash_table_remove (rp->freed_pages, key))
+        {
+          /* 6.18's free_unref_folios traces mm_page_free (in
+           * free_pages_prepare) and then mm_page_free_batched for the
+           * same page; older kernels the other way round.  One free. */
+          rp->out->page_frees_repeated++;
+          return TRUE;
+        }
+      else
+        rp->out->page_frees_unknown++;
+      g_hash_table_add (rp->freed_pages, key);
+      return TRUE;
+    }
+
+  guint64 ordinal = rp->page_ordinal++;
+  g_hash_table_remove (rp->freed_pages, key);
+  gpointer old;
+  if (g_hash_table_steal_extended (rp->trace_pages, key, NULL, &old))
+    {
+      /* Allocated again without a free in the trace (a lost event): the
+       * model gives the old block back first. */
+      rp->out->page_implicit_frees++;
+      free_trace_page (rp, cpu, GPOINTER_TO_SIZE (old));
+    }
+  if (rp->page_class && sim_page_class_is_slab (rp->page_class, ordinal))
+    {
+      /* The recording kernel's slab (or large kmalloc) pages: the model
+       * takes its own. */
+      rp->out->slab_page_allocs++;
+      g_hash_table_add (rp->slab_pages, key);
+      return TRUE;
+    }
+  g_hash_table_remove (rp->slab_pages, key);
+  rp->out->other_page_allocs++;
+  if (rp->opt->page_events == SIM_PAGE_EVENTS_IGNORE || order >= SIM_PAGE_MAX_ORDER)
+    {
+      g_hash_table_insert (rp->trace_pages, key, GSIZE_TO_POINTER ((gsize) TP_PACK (0, 0)));
+      return TRUE;
+    }
+  SimOp op;
+  op_start (rp, &op, cpu, ev->ts_ns);
+  /* No node in the event: the CPU's node, as alloc_pages() without one. */
+  SimAddr addr = sim_page_alloc (rp->pages, &op, order, SIM_NUMA_NO_NODE, model_gfp (ev->gfp),
+                                 (ev->gfp & SIM_GFP (COMP)) != 0);
+  if (addr == 0)
+    {
+      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_OUT_OF_MEMORY,
+                   "%s:%" G_GUINT64_FORMAT ": simulated memory exhausted replaying the trace's "
+                   "page allocation (order %u); the machine's memory per node is too small for "
+                   "this trace, or try --page-events ignore",
+                   rp->trace, ev->line, order);
+      return FALSE;
+    }
+  guint64 c = sim_op_cycles (&op);
+  sim_engine_cpu_advance (rp->eng, cpu, c);
+  rp->out->page_event_cycles += c;
+  rp->out->page_allocs_replayed++;
+  g_hash_table_insert (rp->trace_pages, key, GSIZE_TO_POINTER ((gsize) TP_PACK (addr, order)));
+  flush_page_lines (rp);
+  return TRUE;
+}
+
+static gboolean
+replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  SimAccountResult res;
+  sim_trace_account_event (rp->acct, ev, &res);
+  gboolean is_alloc = sim_trace_kind_is_slab_alloc (ev->kind);
+  gboolean is_free = sim_trace_kind_is_slab_free (ev->kind);
+  if (!is_alloc && !is_free)
+    return replay_page_event (rp, ev, error);
+  rp->out->events++;
+  guint cpu;
+  if (!event_prologue (rp, ev, &cpu, error))
+    return FALSE;
 
   if (is_free)
     {
@@ -538,7 +810,8 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
                                                               GSIZE_TO_POINTER (ev->ptr), NULL, &a))
               {
                 rp->out->warm_frees++;
-                return replay_free (rp, ev, cpu, (SimAddr) GPOINTER_TO_SIZE (a), 0, FALSE, error);
+                return replay_free (rp, ev, cpu, (SimAddr) GPOINTER_TO_SIZE (a), 0, FREE_TRACED,
+                                    error);
               }
           }
           if (sim_trace_internal_free_site (sim_trace_strings_get (rp->strs, ev->call_site_id)))
@@ -547,11 +820,18 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
             rp->out->skipped_unknown_frees++;
           return TRUE;
         default:
-          return free_live (rp, ev, cpu, &res.freed, FALSE, error);
+          {
+            /* A kfree_rcu of slabsim's own emitted trace (emit.h). */
+            const char *site = sim_trace_strings_get (rp->strs, ev->call_site_id);
+            gboolean rcu = ev->kind == SIM_TRACE_KFREE && site
+                           && strcmp (site, SIM_EMIT_KFREE_RCU_SITE) == 0;
+            return free_live (rp, ev, cpu, &res.freed, rcu ? FREE_TRACED_RCU : FREE_TRACED,
+                              error);
+          }
         }
     }
 
-  if (res.implicit && !free_live (rp, ev, cpu, &res.implicit_old, TRUE, error))
+  if (res.implicit && !free_live (rp, ev, cpu, &res.implicit_old, FREE_IMPLICIT, error))
     return FALSE;
   if (ev->ptr == 0)
     {
@@ -708,10 +988,18 @@ sim_replay_free (SimReplay *rp)
     g_array_free (rp->site_kind, TRUE);
   if (rp->page_lines)
     g_string_free (rp->page_lines, TRUE);
+  if (rp->trace_pages)
+    g_hash_table_destroy (rp->trace_pages);
+  if (rp->slab_pages)
+    g_hash_table_destroy (rp->slab_pages);
+  if (rp->freed_pages)
+    g_hash_table_destroy (rp->freed_pages);
   if (rp->acct)
     sim_trace_account_free (rp->acct);
   if (rp->model)
     rp->ops->destroy (rp->model);
+  /* After the model: callbacks still pending are dropped, never run. */
+  sim_rcu_free (rp->rcu);
   if (rp->pages)
     sim_page_alloc_free (rp->pages);
   if (rp->eng)
@@ -758,8 +1046,11 @@ sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayRes
   if (rp->mem == NULL)
     goto fail;
   rp->eng = sim_engine_new (m->n_cpus);
-  SimAllocEnv env = { .machine = m, .mem = rp->mem, .eng = rp->eng, .n_cpus = m->n_cpus,
-                      .seed = m->seed };
+  /* Grace periods pass on the trace's clock (sim/core/rcu.h). */
+  rp->rcu = sim_rcu_new (m->rcu_grace_period_us * 1000);
+  SimAllocEnv env = { .machine = m, .mem = rp->mem, .eng = rp->eng, .rcu = rp->rcu,
+                      .n_cpus = m->n_cpus, .seed = m->seed, .internal = on_internal,
+                      .internal_data = rp };
   SimPageParams pp = { .era = sim_page_era_for_kernel (rp->spec->kernel ? rp->spec->kernel
                                                                         : ops->kernels[0]),
                        .managed_bytes = 0 };
@@ -770,6 +1061,7 @@ sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayRes
   rp->model = ops->create (rp->spec, &env, error);
   if (rp->model == NULL)
     goto fail;
+  rp->env = env;
   out->allocator = g_strdup (ops->name);
   out->kernel = g_strdup (ops->kernel (rp->model));
   out->params = ops->params (rp->model);
@@ -779,6 +1071,10 @@ sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayRes
   rp->cache_by_size = g_hash_table_new (g_direct_hash, g_direct_equal);
   rp->site_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
   rp->page_lines = g_string_new (NULL);
+  rp->trace_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp->slab_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp->freed_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
+  out->page_events_replayed = opt->page_events == SIM_PAGE_EVENTS_REPLAY;
   if (opt->modelled || opt->emit)
     sim_page_set_observer (rp->pages, on_page_event, rp);
   return rp;
@@ -790,8 +1086,19 @@ fail:
 
 gboolean
 sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
-                  const SimWarmSet *warm, GError **error)
+                  const SimWarmSet *warm, const SimPageClass *pages,
+                  const SimUntracedSet *untraced, GError **error)
 {
+  rp->page_class = pages;
+  rp->untraced = untraced;
+  if (untraced)
+    {
+      rp->out->untraced_by_reuse = untraced->by_reuse;
+      rp->out->untraced_by_page_free = untraced->by_page_free;
+      rp->out->untraced_by_mm_destroy = untraced->by_mm_destroy;
+      rp->out->untraced_reused_after = untraced->reused_after;
+      rp->out->untraced_contradicted = untraced->contradicted;
+    }
   rp->trace_arg = g_strdup (trace);
   rp->trace = sim_trace_stream_name (stream);
   rp->strs = sim_trace_stream_strings (stream);
@@ -809,8 +1116,9 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
       const SimTraceEvent *ev = &evs[i];
       if (opt->progress && (++rp->n_read & 0xffff) == 0)
         opt->progress (rp->out->events, opt->progress_data);
-      if (!replay_event (rp, ev, error))
+      if (!apply_untraced (rp, ev, error) || !replay_event (rp, ev, error))
         return FALSE;
+      rp->n_events++;
       if (opt->check && opt->check_every && rp->out->events % opt->check_every == 0
           && !run_check (rp, error))
         {
@@ -828,6 +1136,12 @@ sim_replay_finish (SimReplay *rp, GError **error)
   const SimReplayOptions *opt = rp->opt;
   SimReplayResult *out = rp->out;
   const SimMachine *m = opt->machine;
+  if (!apply_untraced (rp, NULL, error))
+    return FALSE;
+  /* Callbacks still waiting at the end: the grace periods the recording
+   * stopped in the middle of. */
+  out->rcu_callbacks = sim_rcu_invoked (rp->rcu);
+  out->rcu_pending = sim_rcu_pending (rp->rcu);
   if (opt->check && !run_check (rp, error))
     {
       g_prefix_error (error, "%s: invariant check at the end: ", rp->trace_arg);
@@ -995,6 +1309,9 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   GError *trace_error = NULL;     /* the trace's: every replay still running meets it */
   SimWarmSet ws = { 0 };
   gboolean have_ws = FALSE;
+  SimUntracedSet us = { 0 };
+  gboolean have_us = FALSE;
+  SimPageClass pc = { 0 };
   SimTraceStream *stream = NULL;
   Feed f = { .lanes = lanes };
   g_mutex_init (&f.lock);
@@ -1029,9 +1346,21 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
         goto resolve;
       have_ws = TRUE;
     }
+  /* Which of the trace's page allocations were slab pages: a first pass
+   * (sim/run/page-events.h), once for all the replays. */
+  if (!sim_page_class_collect (opt->read_path ? opt->read_path : trace, opt->lenient, &pc,
+                               &trace_error))
+    goto resolve;
+  /* The frees the trace shows only by their consequences, once for every
+   * replay (sim/run/untraced.h); kfree_rcu is placed a grace period of the
+   * machine's before its evidence. */
+  if (!sim_untraced_collect (trace, opt->lenient, opt->machine->rcu_grace_period_us * 1000, &us,
+                             &trace_error))
+    goto resolve;
+  have_us = TRUE;
   for (guint i = 0; i < n; i++)
     if (!lanes[i].failed && !sim_replay_begin (lanes[i].rp, trace, stream,
-                                               have_ws ? &ws : NULL, &lanes[i].error))
+                                               have_ws ? &ws : NULL, &pc, &us, &lanes[i].error))
       lanes[i].failed = TRUE;
   if (opt->info)
     lanes[nl++].info = sim_trace_info_new (stream);
@@ -1107,6 +1436,9 @@ resolve:
   g_free (opts);
   if (have_ws)
     sim_warm_set_clear (&ws);
+  if (have_us)
+    sim_untraced_set_clear (&us);
+  sim_page_class_clear (&pc);
   sim_trace_stream_free (stream);
   g_mutex_clear (&f.lock);
   g_cond_clear (&f.cond);

@@ -23,12 +23,18 @@
 #include "traces/decisions.h"
 #include "sim/run/emit.h"
 #include "sim/run/warm.h"
+#include "sim/run/untraced.h"
+#include "sim/run/page-events.h"
 #include "traces/stream.h"
 #include "traces/info.h"
 
 G_BEGIN_DECLS
 
 typedef enum { SIM_REPLAY_ORDERED, SIM_REPLAY_TIMED } SimReplayMode;
+
+/* --page-events: the trace's page traffic other than the recording
+ * kernel's slab pages (sim/run/page-events.h). */
+typedef enum { SIM_PAGE_EVENTS_REPLAY, SIM_PAGE_EVENTS_IGNORE } SimPageEventsMode;
 
 typedef struct {
   const SimMachine *machine;
@@ -44,6 +50,7 @@ typedef struct {
   /* --cpu-map LIST: trace CPU -> machine CPU (sim/run/cpu-map.h); NULL:
    * compact, socket 0 first, one thread per core first. */
   const char       *cpu_map;
+  SimPageEventsMode page_events;   /* default (0): replay */
   /* Fed the model's decisions as trace events (model addresses in
    * direct-map form, its page traffic): `slabsim validate`.  NULL: none. */
   SimDecisions     *modelled;
@@ -95,10 +102,23 @@ typedef struct {
   /* What the replay did with the trace's events. */
   guint64 events;
   guint64 allocs_replayed, frees_replayed, implicit_frees_replayed;
+  /* Frees the trace shows only by a pointer coming back or its page being
+   * freed (sim/run/untraced.h): lifetimes found each way, and the frees
+   * the replay made for them, as kfree at the page free or as kfree_rcu a
+   * grace period before the evidence (frees at a tree's destruction are
+   * counted with the page ones: both are kfree at the evidence). */
+  guint64 untraced_by_reuse, untraced_by_page_free, untraced_by_mm_destroy;
+  guint64 untraced_page_frees, untraced_kfree_rcu;
+  guint64 untraced_reused_after, untraced_contradicted;
+  /* RCU callbacks run, and still waiting for their grace period at the end. */
+  guint64 rcu_callbacks, rcu_pending;
   guint64 skipped_failed_allocs, skipped_null_frees, skipped_unknown_frees;
   /* The recording kernel's own allocations and their frees
    * (traces/internal.h), left out of the replay. */
   guint64 skipped_internal_allocs, skipped_internal_frees;
+  /* The model's own allocations (SimInternalObserver: slub@6.18's
+   * sheaves) and frees, cache creation included, warm start not. */
+  guint64 model_internal_allocs, model_internal_frees;
   /* --warm: objects placed before the replay, their frees replayed (in
    * frees), unknown frees that could not be placed. */
   guint64 warm_objects, warm_frees, warm_unplaced;
@@ -107,6 +127,21 @@ typedef struct {
   guint64 refused_allocs, skipped_refused_frees;
   guint64 events_without_cpu;     /* no [cpu] in the trace: replayed on CPU 0 */
   guint64 caches_created;
+  /* The trace's page events (sim/run/page-events.h).  Slab pages: the
+   * recording kernel's slab and large-kmalloc blocks, never replayed (the
+   * model takes its own).  Other pages: the rest, replayed through the
+   * model's page allocator when page_events_replayed.  Frees of pages the
+   * trace never allocated (before recording) are unknown; the second
+   * tracepoint of one free (mm_page_free_batched after mm_page_free) is
+   * repeated; a page allocated again without a free in between is freed
+   * first (implicit).  The kernel's pcp drains are counted, not replayed. */
+  gboolean page_events_replayed;
+  guint64 slab_page_allocs, slab_page_frees;
+  guint64 other_page_allocs, other_page_frees;
+  guint64 page_allocs_replayed, page_frees_replayed;
+  guint64 page_frees_unknown, page_frees_repeated, page_implicit_frees;
+  guint64 pcp_drain_events;
+  guint64 page_event_cycles;      /* cycles of the replayed page operations */
   /* The CPU map used: machine CPU of each trace CPU ([n_cpus]; the first
    * cpu_map_given were asked for, the rest complete the permutation), and
    * which trace CPUs had events ([n_cpus], 0 or 1). */
@@ -152,7 +187,8 @@ SimReplay *sim_replay_new (const char *spec, const SimReplayOptions *opt,
 /* Bind the replay to @stream's strings and name (@trace as the caller
  * named it) and place @warm's objects (NULL: none). */
 gboolean sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
-                           const SimWarmSet *warm, GError **error);
+                           const SimWarmSet *warm, const SimPageClass *pages,
+                           const SimUntracedSet *untraced, GError **error);
 gboolean sim_replay_feed (SimReplay *rp, const SimTraceEvent *ev, guint n, GError **error);
 /* The final check and the report into the result. */
 gboolean sim_replay_finish (SimReplay *rp, GError **error);

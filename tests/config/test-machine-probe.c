@@ -39,6 +39,12 @@ test_fake_tree (void **state)
   assert_null (strstr (out, "measured on"));
   tu_assert_contains (out, "    latency: 4                 # estimate");
   tu_assert_contains (out, "  local_latency: 90ns           # estimate");
+  /* The ping-pong pairs: cpu0 with cpu4 (socket 0, core id 4: another
+   * core, not its SMT sibling cpu1) and with cpu2 (socket 1). */
+  tu_assert_contains (out, "  local_hitm: 70                # estimate; ping-pong cpu0-cpu4 "
+                           "not measured (--no-measure)\n");
+  tu_assert_contains (out, "  remote_hitm: 120ns            # estimate; ping-pong cpu0-cpu2 "
+                           "not measured (--no-measure)\n");
 
   /* -o writes the same bytes (but the date line), and it loads. */
   g_autofree char *dir = g_dir_make_tmp ("probe-XXXXXX", NULL);
@@ -134,6 +140,9 @@ test_pairs_no_numa (void **state)
   tu_assert_contains (out, "  numa: false\n");
   tu_assert_contains (out, "frequency: 2000MHz               # estimate");
   tu_assert_contains (out, "  node_size: 1G                 # estimate");
+  /* One socket: cpu0's neighbour core is cpu1; nothing remote. */
+  tu_assert_contains (out, "ping-pong cpu0-cpu1 not measured (--no-measure)\n");
+  tu_assert_contains (out, "  remote_hitm: 120ns            # one socket: never used\n");
   g_autofree char *path = tu_write_temp (".yaml", out, -1);
   assert_int_equal (tu_run (NULL, NULL, (const char *[]) { "machine", "show", path, NULL }), 0);
   g_unlink (path);
@@ -165,6 +174,62 @@ test_bad_trees (void **state)
   tu_assert_contains (err3, "unexpected argument \"extra\"");
 }
 
+/* Measuring with another machine's tree: the chase runs on this host, but
+ * no ping-pong pins CPUs the tree describes. */
+static void
+test_measure_fake_tree (void **state)
+{
+  (void) state;
+  g_autofree char *root = tu_source_path ("tests/data/sysfs-2s-odd");
+  g_autofree char *out = NULL;
+  assert_int_equal (tu_run (&out, NULL, (const char *[]) { "machine", "probe", "--sysfs", root,
+                                                           NULL }), 0);
+  tu_assert_contains (out, "  local_hitm: 70                # estimate; ping-pong cpu0-cpu4 "
+                           "not measured: --sysfs describes another machine\n");
+  tu_assert_contains (out, "ping-pong cpu0-cpu2 not measured: --sysfs describes another "
+                           "machine\n");
+}
+
+/* For real, on this host: a cache line bounced between cpu0 and another
+ * core gives local_hitm, marked as measured here (the value itself is not
+ * checked: no timed tests). */
+static void
+test_ping_pong_host (void **state)
+{
+  (void) state;
+#ifndef __linux__
+  skip ();
+#endif
+  if (g_get_num_processors () < 2)
+    {
+      print_message ("skipped: one CPU, no core to bounce a line with\n");
+      skip ();
+    }
+  g_autofree char *out = NULL, *err = NULL;
+  int rc = tu_run (&out, &err, (const char *[]) { "machine", "probe", NULL });
+  if (rc != 0)
+    {
+      print_error ("machine probe: exit %d: %s\n", rc, err);
+      fail ();
+    }
+  const char *hitm = strstr (out, "  local_hitm: ");
+  assert_non_null (hitm);
+  if (strstr (out, "no other core in cpu0's socket"))
+    {
+      print_message ("skipped: cpu0 has no other core in its socket (SMT siblings only)\n");
+      skip ();
+    }
+  g_autofree char *line = g_strndup (hitm, strcspn (hitm, "\n"));
+  if (strstr (line, "cannot pin") || strstr (line, "did not answer"))
+    {
+      print_message ("skipped: %s\n", line);
+      skip ();
+    }
+  tu_assert_contains (line, "# measured on ");
+  tu_assert_contains (line, ": ping-pong cpu0-cpu");
+  assert_true (g_ascii_strtoull (hitm + strlen ("  local_hitm: "), NULL, 10) >= 1);
+}
+
 int
 main (void)
 {
@@ -172,6 +237,8 @@ main (void)
     cmocka_unit_test (test_fake_tree),
     cmocka_unit_test (test_pairs_no_numa),
     cmocka_unit_test (test_bad_trees),
+    cmocka_unit_test (test_measure_fake_tree),
+    cmocka_unit_test (test_ping_pong_host),
   };
   return cmocka_run_group_tests_name ("machine-probe", tests, NULL, NULL);
 }

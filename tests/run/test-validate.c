@@ -139,8 +139,9 @@ test_text (void **state)
   tu_assert_contains (out, "kmalloc-8k                20000 |     23 ");
   tu_assert_contains (out, "skbuff_head_cache (not busy): 19901 of its 20000 allocations reuse a "
                            "pointer still live");
-  tu_assert_contains (out, "maple_node (not busy): a sheaf cache whose frees are RCU-deferred");
-  tu_assert_contains (out, "issue 14");
+  tu_assert_contains (out, "maple_node (not busy): most of its frees have no tracepoint in 6.18 "
+                           "(kfree_rcu into the rcu_free sheaf, kmem_cache_free_bulk when a tree "
+                           "is destroyed)");
   tu_assert_contains (out, "freelist randomisation");
   tu_assert_contains (out, "no mm_page_pcpu_drain events");
   tu_assert_contains (out, "1 busy caches (>= 20 new slabs), new and freed slabs within 3% or 2 "
@@ -199,14 +200,23 @@ test_emit_round_trip (void **state)
       g_autofree char *in = tu_source_path (traces[s]);
       g_autofree char *emitted = tu_write_temp (suffixes[s], "", 0);
       g_autofree char *rj = NULL;
+      /* Page events ignored: the emitted trace then holds only the model's
+       * own pages, every one of them read back as what it was.  (With the
+       * trace's other pages replayed, a model slab page whose objects are
+       * never handed out, filling a sheaf, cannot be told from them on
+       * reading back, as in a kernel trace: docs/validation.md.) */
       assert_int_equal (tu_run (&rj, NULL, (const char *[]) { "run", "-a", "slub@6.18", "-m",
                                                               "recording-vm", "--format", "json",
+                                                              "--page-events", "ignore",
                                                               "--emit-trace", emitted, in, NULL }),
                         0);
       const char *rb = "\"replay\": {";
       guint64 allocs = tu_json_uint (rj, rb, "allocs");
       guint64 frees = tu_json_uint (rj, rb, "frees");
       guint64 implicit = tu_json_uint (rj, rb, "implicit_frees");
+      /* the model's own (sheaves), emitted as the kernel's would be */
+      guint64 own_allocs = tu_json_uint (rj, rb, "model_internal_allocs");
+      guint64 own_frees = tu_json_uint (rj, rb, "model_internal_frees");
       guint64 page_allocs = tu_json_uint (rj, "\"page_allocator\": {", "alloc");
       guint64 page_frees = tu_json_uint (rj, "\"page_allocator\": {", "free");
 
@@ -215,8 +225,12 @@ test_emit_round_trip (void **state)
       g_autofree char *ij = NULL;
       assert_int_equal (tu_run (&ij, NULL, (const char *[]) { "trace", "info", "--format", "json",
                                                               emitted, NULL }), 0);
-      assert_int_equal (tu_json_uint (ij, NULL, "allocs"), allocs);
-      assert_int_equal (tu_json_uint (ij, NULL, "frees"), frees + implicit);
+      assert_int_equal (tu_json_uint (ij, NULL, "allocs"), allocs + own_allocs);
+      /* frees the trace showed only by their consequences are kfree lines
+       * too (sim/run/untraced.h) */
+      guint64 untraced = tu_json_uint (rj, rb, "untraced_page_frees")
+                         + tu_json_uint (rj, rb, "untraced_kfree_rcu");
+      assert_int_equal (tu_json_uint (ij, NULL, "frees"), frees + implicit + own_frees + untraced);
       assert_int_equal (tu_json_uint (ij, NULL, "unknown_frees"), 0);
       assert_int_equal (tu_json_uint (ij, NULL, "null_frees"), 0);
       assert_int_equal (tu_json_uint (ij, NULL, "implicit_frees"), 0);
@@ -224,7 +238,8 @@ test_emit_round_trip (void **state)
       assert_int_equal (tu_json_uint (ij, NULL, "mm_page_free"), page_frees);
 
       /* The model's decisions read from its own trace are its decisions. */
-      g_autofree char *vj = validate_json (emitted, NULL);
+      g_autofree char *vj = validate_json (emitted, (const char *[]) { "--page-events",
+                                                                        "ignore", NULL });
       g_autofree char *rt = block (vj, "recorded_totals");
       g_autofree char *ct = block (vj, "cold_totals");
       assert_string_equal (rt, ct);
