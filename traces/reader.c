@@ -29,6 +29,7 @@
 #include "traces/reader-private.h"
 #include "sim/core/errors.h"
 #include "sim/core/gzip-input.h"
+#include "sim/core/stdin.h"
 
 #include <string.h>
 
@@ -449,7 +450,7 @@ sim_trace_reader_open (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   gboolean is_stdin = strcmp (path, "-") == 0;
-  g_autoptr (GFile) f = is_stdin ? g_file_new_for_path ("/dev/stdin")
+  g_autoptr (GFile) f = is_stdin ? g_file_new_for_path (sim_stdin_path ())
                                  : g_file_new_for_commandline_arg (path);
   GError *local = NULL;
   g_autoptr (GInputStream) in = G_INPUT_STREAM (g_file_read (f, NULL, &local));

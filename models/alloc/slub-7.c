@@ -34,8 +34,9 @@
  * What it leaves out.  Debug caches and SLUB_TINY (none are modelled),
  * kmalloc_nolock / kfree_nolock and their deferred frees, pfmemalloc
  * slabs, strict_numa, freelist randomisation (objects in address order),
- * the prefilled-sheaf API, kfree_rcu's rcu_free sheaf (owned by the
- * kfree_rcu work), barn_shrink and kmem_cache_shrink.  A caches without
+ * the prefilled-sheaf API, barn_shrink and kmem_cache_shrink (kfree_rcu's
+ * rcu_free sheaf is modelled, for 6.18 and 7.x alike, in slub-rcu.c).  A
+ * cache without
  * sheaves (the boot caches) goes straight to ___slab_alloc: the failing
  * trylock on its bootstrap sheaf is charged as the read of s->cpu_sheaves
  * only.  new_slab threads the whole freelist before alloc_from_new_slab

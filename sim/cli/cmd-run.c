@@ -1,6 +1,7 @@
 /* cmd-run.c - "slabsim run": replay a trace through one or more allocators. */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+#include "sim/core/stdin.h"
 #include "sim/core/output.h"
 #include "sim/config/machine.h"
 #include "models/alloc/alloc-spec.h"
@@ -256,6 +257,13 @@ sim_cmd_run (int argc, char **argv, GError **error)
     }
   /* Before the replay, which may take minutes: a bad -o fails now. */
   if (!sim_output_check (output, error))
+    {
+      g_prefix_error (error, "run: ");
+      return FALSE;
+    }
+  /* The trace is read more than once (page classes, warm start, the
+   * provenance hash, the replay): a piped standard input is copied first. */
+  if (strcmp (argv[1], "-") == 0 && !sim_stdin_spool (error))
     {
       g_prefix_error (error, "run: ");
       return FALSE;

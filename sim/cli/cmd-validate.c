@@ -6,6 +6,7 @@
 #include "sim/run/validate.h"
 #include "sim/run/cpu-map.h"
 #include "sim/report/validate-report.h"
+#include "sim/core/stdin.h"
 #include "sim/core/output.h"
 
 #include <stdio.h>
@@ -77,6 +78,13 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     return FALSE;
   /* Before three replays: a bad -o fails now. */
   if (!sim_output_check (output, error))
+    {
+      g_prefix_error (error, "validate: ");
+      return FALSE;
+    }
+  /* Three replays and the recorded side all read the trace: a piped
+   * standard input is copied first. */
+  if (strcmp (argv[1], "-") == 0 && !sim_stdin_spool (error))
     {
       g_prefix_error (error, "validate: ");
       return FALSE;

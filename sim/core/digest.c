@@ -1,5 +1,6 @@
 /* digest.c - SHA-256 of files and strings; see digest.h. */
 #include "sim/core/digest.h"
+#include "sim/core/stdin.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -7,7 +8,10 @@
 char *
 sim_file_sha256 (const char *path, guint64 *bytes, GError **error)
 {
-  g_autoptr (GFile) f = g_file_new_for_commandline_arg (path);
+  /* "-": standard input, re-read through its spooled copy (stdin.h). */
+  gboolean is_stdin = strcmp (path, "-") == 0;
+  g_autoptr (GFile) f = is_stdin ? g_file_new_for_path (sim_stdin_path ())
+                                 : g_file_new_for_commandline_arg (path);
   g_autoptr (GFileInputStream) in = g_file_read (f, NULL, error);
   if (in == NULL)
     return NULL;
