@@ -235,7 +235,7 @@ sim_trace_account_caches (SimTraceAccount *a, guint *n)
   return (const SimAccountCache *) (gpointer) a->caches->data;
 }
 
-const SimLiveObject *
+SimLiveObject *
 sim_trace_account_lookup (SimTraceAccount *a, guint64 ptr)
 {
   return ptr ? find (a, ptr) : NULL;

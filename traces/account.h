@@ -99,7 +99,8 @@ void sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev,
 const SimAccountCounts *sim_trace_account_counts (SimTraceAccount *a);
 /* The per-cache table, in order of first appearance. */
 const SimAccountCache *sim_trace_account_caches (SimTraceAccount *a, guint *n);
-/* The live object at @ptr, or NULL. */
-const SimLiveObject *sim_trace_account_lookup (SimTraceAccount *a, guint64 ptr);
+/* The live object at @ptr, or NULL; its user word is the caller's to change
+ * (the replay marks an object it freed on the trace's behalf). */
+SimLiveObject *sim_trace_account_lookup (SimTraceAccount *a, guint64 ptr);
 
 G_END_DECLS

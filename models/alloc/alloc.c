@@ -507,6 +507,7 @@ sim_alloc_report_init (SimAllocReport *r)
 {
   r->rows = g_array_new (FALSE, TRUE, sizeof (SimAllocCacheRow));
   r->large_pages = 0;
+  r->stats_in_text = FALSE;
 }
 
 void
@@ -524,4 +525,54 @@ sim_alloc_report_clear (SimAllocReport *r)
     }
   g_array_unref (r->rows);
   r->rows = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Deferred work: RCU callbacks                                          */
+
+void
+sim_alloc_deferred_begin (const SimAllocEnv *env, SimOp *op, guint cpu)
+{
+  sim_op_begin (op, env->mem, cpu, env->eng ? sim_engine_cpu_clock (env->eng, cpu) : 0);
+}
+
+void
+sim_alloc_deferred_end (const SimAllocEnv *env, SimOp *op)
+{
+  if (env->eng)
+    sim_engine_cpu_advance (env->eng, op->cpu, sim_op_cycles (op));
+}
+
+typedef struct {
+  const SimAllocEnv *env;
+  SimAllocFreeFn free;
+  gpointer m;
+  SimAddr addr;
+} RcuFree;
+
+static void
+rcu_free_cb (gpointer data, guint cpu, guint64 arg)
+{
+  (void) arg;
+  RcuFree *r = data;
+  SimOp op;
+  sim_alloc_deferred_begin (r->env, &op, cpu);
+  /* The object was the model's when it was queued; nothing can have freed
+   * it since (the caller gave it up). */
+  gboolean ok = r->free (r->m, &op, r->addr);
+  g_assert (ok);
+  sim_alloc_deferred_end (r->env, &op);
+  g_free (r);
+}
+
+gboolean
+sim_alloc_call_rcu_free (const SimAllocEnv *env, SimOp *op, SimAllocFreeFn free, gpointer m,
+                         SimAddr addr)
+{
+  if (env->rcu == NULL)
+    return free (m, op, addr);
+  RcuFree *r = g_new (RcuFree, 1);
+  *r = (RcuFree) { .env = env, .free = free, .m = m, .addr = addr };
+  sim_rcu_call (env->rcu, op->cpu, rcu_free_cb, r, 0, g_free);
+  return TRUE;
 }

@@ -17,6 +17,7 @@
 
 #include <glib.h>
 #include "sim/core/engine.h"
+#include "sim/core/rcu.h"
 #include "models/cache/memsys.h"
 #include "models/alloc/alloc-spec.h"
 
@@ -325,6 +326,11 @@ typedef struct {
    * clock by the op's cost (sim_engine_cpu_sync + sim_engine_cpu_advance).
    * NULL in unit tests that drive a model call by call. */
   SimEngine        *eng;
+  /* Grace periods for kfree_rcu / call_rcu (sim/core/rcu.h), on the
+   * workload's clock that the replay sets; NULL in drivers without one
+   * (slab-test, unit tests that do not ask for it): RCU-deferred frees
+   * then happen at once. */
+  SimRcu           *rcu;
   guint             n_cpus;
   guint64           seed;
   SimInternalObserver internal;     /* NULL: nobody listens */
@@ -384,6 +390,9 @@ typedef struct {
   const char *stats_config;
   const char *stats_param;
   gboolean    stats_charged;
+  /* The text report lists each cache's non-zero counters, sysfs-style
+   * (SLUB 7.x, whose counter list is new). */
+  gboolean    stats_in_text;
 } SimAllocReport;
 
 void sim_alloc_report_init  (SimAllocReport *r);
@@ -416,6 +425,12 @@ typedef struct {
   /* kmem_cache_free: the caller hands the cache in, so the kernel need not
    * find it through struct page as kfree does; same contract as free. */
   gboolean   (*cache_free)   (gpointer m, SimOp *op, SimAddr addr);
+  /* kfree_rcu (kvfree_call_rcu): the object is freed after a grace period
+   * by whatever path the model's kernel takes (SLUB 6.18+: the rcu_free
+   * sheaf).  NULL: the model has nothing of its own, and the caller uses
+   * sim_alloc_call_rcu_free() with free(), the call_rcu + kfree callback
+   * of the kernels before kfree_rcu batching.  Same contract as free. */
+  gboolean   (*kfree_rcu)    (gpointer m, SimOp *op, SimAddr addr);
   /* Object size the model really gives a kmalloc of @size (ksize), 0 for
    * pass-through; used to size caller touches. */
   gsize      (*ksize)        (gpointer m, SimAddr addr);
@@ -471,10 +486,12 @@ typedef struct {
 /* The model's ops table and its getter sim_alloc_NAME_ops(), from the
  * forwarders above and the model's ops_kernel, ops_params, ops_ksize and
  * ops_report.  @KERNELS: the eras it models, the default first. */
-#define SIM_ALLOC_OPS_TABLE(NAME, KERNELS)                                      \
+#define SIM_ALLOC_OPS_TABLE(NAME, KERNELS) SIM_ALLOC_OPS_TABLE_RCU (NAME, KERNELS, NULL)
+/* The same with a kfree_rcu entry of the model's own. */
+#define SIM_ALLOC_OPS_TABLE_RCU(NAME, KERNELS, KFREE_RCU)                       \
   char **sim_alloc_##NAME##_param_names (const char *kernel);                 \
   static const SimAllocOps NAME##_ops = {                                     \
-    .name = #NAME, .kernels = KERNELS,                                        \
+    .name = #NAME, .kernels = KERNELS, .kfree_rcu = KFREE_RCU,                \
     .create = ops_create, .destroy = ops_destroy,                             \
     .kernel = ops_kernel, .params = ops_params,                               \
     .cache_create = ops_cache_create, .cache_alloc = ops_cache_alloc,         \
@@ -488,6 +505,21 @@ typedef struct {
   {                                                                           \
     return &NAME##_ops;                                                       \
   }
+
+/* call_rcu (head, free-callback): @free (@m, op, @addr) runs after a grace
+ * period of @env->rcu on @op's CPU, as the RCU softirq there: its own
+ * SimOp at that CPU's clock, whose cycles advance the clock and go to no
+ * operation's histogram.  Without @env->rcu it runs now, within @op.
+ * Returns FALSE only when @free says @addr is not the model's (then at
+ * once). */
+typedef gboolean (*SimAllocFreeFn) (gpointer m, SimOp *op, SimAddr addr);
+gboolean sim_alloc_call_rcu_free (const SimAllocEnv *env, SimOp *op, SimAllocFreeFn free,
+                                  gpointer m, SimAddr addr);
+/* Start and finish the SimOp of a callback running on @cpu (RCU softirq,
+ * periodic work): begins at @cpu's engine clock, and on finish advances
+ * that clock by the op's cycles. */
+void sim_alloc_deferred_begin (const SimAllocEnv *env, SimOp *op, guint cpu);
+void sim_alloc_deferred_end (const SimAllocEnv *env, SimOp *op);
 
 /* The registry: every allocator model, by name. */
 const SimAllocOps *const *sim_alloc_models (void);

@@ -60,8 +60,13 @@ sim_slub_cache_info (const SimSlub *m, SimCacheId id, SimSlubCacheInfo *out)
   if (s->pcs)
     {
       for (guint cpu = 0; cpu < m->env.n_cpus; cpu++)
-        out->sheaf_objects += s->pcs[cpu].main->size
-                              + (s->pcs[cpu].spare ? s->pcs[cpu].spare->size : 0);
+        {
+          out->sheaf_objects += s->pcs[cpu].main->size
+                                + (s->pcs[cpu].spare ? s->pcs[cpu].spare->size : 0);
+          out->rcu_sheaf_objects += s->pcs[cpu].rcu_free ? s->pcs[cpu].rcu_free->size : 0;
+        }
+      for (const GList *l = s->rcu_inflight.head; l; l = l->next)
+        out->rcu_sheaf_objects += ((const Sheaf *) l->data)->size;
       for (guint n = 0; n < m->n_nodes; n++)
         {
           out->barn_full += s->barn[n].full.length;
@@ -150,7 +155,28 @@ check_sheaves (const SimSlub *m, const SlubCache *s, GHashTable *in_sheaf, guint
       if (!check_one_sheaf (m, s, pcs->main, "main", in_sheaf, count, error)
           || (pcs->spare && !check_one_sheaf (m, s, pcs->spare, "spare", in_sheaf, count, error)))
         return FALSE;
+      /* kfree_rcu's sheaf leaves the CPU the moment it fills. */
+      if (pcs->rcu_free && pcs->rcu_free->size >= s->sheaf_capacity)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                       "%s: cpu %u: rcu_free sheaf is full but still the CPU's", s->name, cpu);
+          return FALSE;
+        }
+      if (pcs->rcu_free && (pcs->rcu_free == pcs->main || pcs->rcu_free == pcs->spare
+                            || !check_one_sheaf (m, s, pcs->rcu_free, "rcu_free", in_sheaf,
+                                                 count, error)))
+        {
+          if (error && *error == NULL)
+            g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
+                         "%s: cpu %u: rcu_free sheaf is also main or spare", s->name, cpu);
+          return FALSE;
+        }
     }
+  /* Sheaves waiting for their grace period: their objects are neither
+   * handed out nor free. */
+  for (const GList *l = s->rcu_inflight.head; l; l = l->next)
+    if (!check_one_sheaf (m, s, l->data, "rcu (in a grace period)", in_sheaf, count, error))
+      return FALSE;
   for (guint n = 0; n < m->n_nodes; n++)
     {
       const Barn *b = &s->barn[n];

@@ -701,7 +701,11 @@ sim_slub_free_model (SimSlub *m)
             {
               sheaf_destroy (s->pcs[cpu].main);
               sheaf_destroy (s->pcs[cpu].spare);
+              sheaf_destroy (s->pcs[cpu].rcu_free);
             }
+          /* Sheaves whose grace period never ended (the RCU callbacks are
+           * dropped with the replay's SimRcu). */
+          g_queue_clear_full (&s->rcu_inflight, (GDestroyNotify) sheaf_destroy);
           for (guint n = 0; s->barn && n < m->n_nodes; n++)
             {
               g_queue_clear_full (&s->barn[n].full, (GDestroyNotify) sheaf_destroy);

@@ -4,9 +4,10 @@
  *
  * Which kernel.  One row per modelled mm/slub.c (2.6.23, 2.6.33, 2.6.34,
  * 6.18) with the layout facts of that kernel's structures; the comments
- * at each row say which header they come from.  What differs between
- * eras in code (the slow paths) is chosen by these flags in slub.c and
- * slub-node.c.
+ * at each row say which header they come from; 7.0 is the 7.x
+ * snapshot slub-7.c follows.  Each row points at its era's ops table
+ * (SlubEraOps): the 2.6 eras and 6.18 share the classic paths of slub.c,
+ * whose differences these flags choose; 7.x has its own.
  */
 #include "models/alloc/slub-internal.h"
 

@@ -10,9 +10,12 @@
  *                   partial lists, deactivation, 6.18's cpu partial
  *                   slabs, get_partial and get_any_partial;
  *   slub-sheaves.c  6.18's per-CPU sheaves and the node barn;
+ *   slub-rcu.c      kfree_rcu: the rcu_free sheaf and its RCU callback;
  *   slub-create.c   kmem_cache_create, boot, the model's lifetime;
  *   slub-check.c    introspection and the invariant checker;
  *   slub-eras.c     the era table, the stat names, the path keys;
+ *   slub-7.c        SLUB 7.x's own paths (sheaves for every cache, no
+ *                   cpu slabs), reached through its ops table;
  *   slub-size.c     sizes, orders and merging (calculate_sizes and
  *                   friends), used by geometry too.
  *
@@ -122,13 +125,17 @@ enum { PCPU_PACKED, PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC, PCPU_DYNAMIC };
 /* slab_sheaf: {rcu_head | barn_list | capacity}, cache, size, node,
  * objects[]. */
 #define SH_BARN_LIST  0
+#define SH_RCU_HEAD   0
+#define SH_CACHE      16
 #define SH_SIZE       24
+#define SH_NODE       28
 #define SH_OBJECTS    32
 /* slub_percpu_sheaves: local_trylock_t (its acquired byte), main, spare,
  * rcu_free. */
 #define PCS_LOCK      0
 #define PCS_MAIN      8
 #define PCS_SPARE     16
+#define PCS_RCU_FREE  24
 #define PCS_SIZE      32
 /* node_barn: lock, sheaves_full, sheaves_empty, nr_full, nr_empty. */
 #define BARN_LOCK     0
@@ -224,13 +231,16 @@ typedef struct {
 typedef struct {
   SimAddr  addr;
   guint    size;
+  guint    node;            /* sheaf->node: set when handed to call_rcu */
   SimAddr *objects;         /* capacity entries */
+  struct SlubCache *cache;  /* sheaf->cache */
 } Sheaf;
 
 /* slub_percpu_sheaves of one CPU. */
 typedef struct {
   Sheaf   *main;            /* never NULL */
   Sheaf   *spare;           /* NULL, empty or full */
+  Sheaf   *rcu_free;        /* kfree_rcu's sheaf being filled, or NULL */
   SimAddr  addr;
 } Pcs;
 
@@ -258,6 +268,7 @@ struct SlubCache {
   guint      sheaf_capacity; /* 0: no sheaves */
   Pcs       *pcs;           /* per CPU, NULL without sheaves */
   Barn      *barn;          /* per node, NULL without sheaves */
+  GQueue     rcu_inflight;  /* full rcu_free sheaves handed to call_rcu */
 };
 
 struct SimSlub {
@@ -524,3 +535,29 @@ G_GNUC_INTERNAL void do_slab_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab
                                        guint16 head, guint16 tail, guint cnt);
 G_GNUC_INTERNAL guint kmem_cache_alloc_bulk_618 (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp,
                                                  SimAddr *p, guint size, SimAddr slot0);
+G_GNUC_INTERNAL void sheaf_flush_unused (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh);
+G_GNUC_INTERNAL Barn *get_barn (SimSlub *m, SimOp *op, SlubCache *s);
+G_GNUC_INTERNAL Sheaf *barn_get_empty_sheaf (SimSlub *m, SimOp *op, Barn *b);
+G_GNUC_INTERNAL void barn_put_sheaf (SimSlub *m, SimOp *op, Barn *b, Sheaf *sh, gboolean full);
+/* slub-rcu.c */
+G_GNUC_INTERNAL void call_rcu_sheaf (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh, gboolean barn);
+
+static inline SimAddr
+sheaf_slot (const Sheaf *sh, guint i)
+{
+  return sh->addr + SH_OBJECTS + 8 * (SimAddr) i;
+}
+
+static inline void
+pcs_lock (SimOp *op, const Pcs *pcs)
+{
+  /* local_trylock: test and set the acquired byte; with interrupts and
+   * preemption out of the model it always succeeds. */
+  sim_op_access (op, pcs->addr + PCS_LOCK, 1, SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
+}
+
+static inline void
+pcs_unlock (SimOp *op, const Pcs *pcs)
+{
+  sim_op_write (op, pcs->addr + PCS_LOCK, 1, SIM_MEM_CPU_SLAB);
+}

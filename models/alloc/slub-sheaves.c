@@ -33,8 +33,7 @@
  * per-CPU local_trylock a byte that never fails here (no interrupts).
  * The node_barn itself is placed in its node's static area like
  * kmem_cache_node (the kernel kmalloc_node()s it at cache creation).
- * Left out: kfree_rcu's rcu_free sheaf (traces do not tell kfree_rcu from
- * kfree), the prefilled-sheaf API (kmem_cache_prefill_sheaf, used by the
+ * kfree_rcu's rcu_free sheaf is slub-rcu.c's.  Left out: the prefilled-sheaf API (kmem_cache_prefill_sheaf, used by the
  * maple tree for preallocation; traces show its objects as ordinary
  * allocations), kmem_cache_shrink's barn_shrink, and strict_numa
  * mempolicies.
@@ -45,25 +44,6 @@
 /* ------------------------------------------------------------------ */
 /* 6.18 sheaves                                                        */
 
-static inline SimAddr
-sheaf_slot (const Sheaf *sh, guint i)
-{
-  return sh->addr + SH_OBJECTS + 8 * (SimAddr) i;
-}
-
-static inline void
-pcs_lock (SimOp *op, const Pcs *pcs)
-{
-  /* local_trylock: test and set the acquired byte; with interrupts and
-   * preemption out of the model it always succeeds. */
-  sim_op_access (op, pcs->addr + PCS_LOCK, 1, SIM_ACC_RMW, SIM_MEM_CPU_SLAB);
-}
-
-static inline void
-pcs_unlock (SimOp *op, const Pcs *pcs)
-{
-  sim_op_write (op, pcs->addr + PCS_LOCK, 1, SIM_MEM_CPU_SLAB);
-}
 
 /* alloc_empty_sheaf: kzalloc (struct_size (sheaf, objects, capacity)). */
 Sheaf *
@@ -88,7 +68,8 @@ alloc_empty_sheaf (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp)
   Sheaf *sh = g_new0 (Sheaf, 1);
   sh->addr = a;
   sh->objects = g_new0 (SimAddr, s->sheaf_capacity);
-  sim_op_write (op, a + 16, 8, SIM_MEM_CPU_SLAB);        /* sheaf->cache = s */
+  sh->cache = s;
+  sim_op_write (op, a + SH_CACHE, 8, SIM_MEM_CPU_SLAB);  /* sheaf->cache = s */
   stat (m, op, s, SIM_SLUB_SHEAF_ALLOC);
   return sh;
 }
@@ -252,7 +233,7 @@ alloc_full_sheaf (SimSlub *m, SimOp *op, SlubCache *s, guint32 gfp)
 
 /* sheaf_flush_unused: every object of a sheaf no CPU uses back to the
  * slabs. */
-static void
+void
 sheaf_flush_unused (SimSlub *m, SimOp *op, SlubCache *s, Sheaf *sh)
 {
   if (sh->size == 0)
@@ -341,7 +322,7 @@ barn_unlock (SimOp *op, Barn *b)
 }
 
 /* get_barn: the barn of this CPU's memory node, through s->node[]. */
-static Barn *
+Barn *
 get_barn (SimSlub *m, SimOp *op, SlubCache *s)
 {
   guint nid = node_of_cpu (m, op->cpu);
@@ -355,7 +336,7 @@ get_barn (SimSlub *m, SimOp *op, SlubCache *s)
   return &s->barn[nid];
 }
 
-static Sheaf *
+Sheaf *
 barn_get_empty_sheaf (SimSlub *m, SimOp *op, Barn *b)
 {
   Sheaf *sh = NULL;
@@ -371,7 +352,7 @@ barn_get_empty_sheaf (SimSlub *m, SimOp *op, Barn *b)
 }
 
 /* The undo paths: no limit checked, as in the kernel. */
-static void
+void
 barn_put_sheaf (SimSlub *m, SimOp *op, Barn *b, Sheaf *sh, gboolean full)
 {
   barn_lock (m, op, b);
@@ -726,7 +707,8 @@ free_to_pcs (SimSlub *m, SimOp *op, SlubCache *s, SimAddr addr)
 }
 
 /* pcs_flush_all (flush_cpu_slab's first step): the spare is flushed and
- * freed, main flushed; the barn is left alone. */
+ * freed, the rcu_free sheaf handed to RCU, main flushed; the barn is left
+ * alone. */
 void
 pcs_flush_all (SimSlub *m, SimOp *op, SlubCache *s)
 {
@@ -734,18 +716,24 @@ pcs_flush_all (SimSlub *m, SimOp *op, SlubCache *s)
   /* has_pcs_used */
   sim_op_read (op, pcs->addr + PCS_MAIN, 16, SIM_MEM_CPU_SLAB);
   sim_op_read (op, pcs->main->addr + SH_SIZE, 4, SIM_MEM_CPU_SLAB);
-  if (pcs->spare == NULL && pcs->main->size == 0)
+  sim_op_read (op, pcs->addr + PCS_RCU_FREE, 8, SIM_MEM_CPU_SLAB);
+  if (pcs->spare == NULL && pcs->rcu_free == NULL && pcs->main->size == 0)
     return;
   pcs_lock (op, pcs);
-  Sheaf *spare = pcs->spare;
+  Sheaf *spare = pcs->spare, *rcu_free = pcs->rcu_free;
   pcs->spare = NULL;
-  sim_op_write (op, pcs->addr + PCS_SPARE, 8, SIM_MEM_CPU_SLAB);
+  pcs->rcu_free = NULL;
+  sim_op_write (op, pcs->addr + PCS_SPARE, 16, SIM_MEM_CPU_SLAB);
   pcs_unlock (op, pcs);
   if (spare)
     {
       sheaf_flush_unused (m, op, s, spare);
       free_empty_sheaf (m, op, s, spare);
     }
+  /* A partly filled rcu_free sheaf still waits for its grace period:
+   * call_rcu (rcu_free_sheaf_nobarn), which flushes and frees it. */
+  if (rcu_free)
+    call_rcu_sheaf (m, op, s, rcu_free, FALSE);
   sheaf_flush_main (m, op, s);
 }
 

@@ -60,6 +60,24 @@ static const SimSlubEra eras[] = {
     .kmalloc_pow2_align = TRUE, .kmalloc_unmergeable = TRUE,
   },
   {
+    .kernel = "7.0", .summary = "7.0: sheaves for every cache (calculate_sheaf_capacity), no cpu partial slabs; sizes as 6.18",
+    .page_shift = 12, .cache_line = 64, .max_page_order = 10,
+    .default_min_order = 0, .default_max_order = 3, .default_min_objects = 0,
+    .max_objs_per_slab = 32767,
+    .order_rule = SIM_SLUB_ORDER_6_18, .order_fallback = TRUE,
+    .freeptr_rule = SIM_SLUB_FREEPTR_MIDDLE, .freeptr_offset_arg = TRUE,
+    .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK, .arch_slab_minalign = 8,
+    .min_partial_rule = SIM_SLUB_MIN_PARTIAL_HALF_ILOG2, .min_partial = 5, .max_partial = 10,
+    .cpu_partial_rule = SIM_SLUB_CPU_PARTIAL_NONE,
+    .sheaf_rule = SIM_SLUB_SHEAVES_ALL,
+    .merge_oldest_first = TRUE, .id_letter_t = FALSE,
+    .slab_spelling = TRUE, .merge_param = TRUE, .orders_adjust = TRUE,
+    .kmalloc_shift_high = 13, .kmalloc_shift_max = 22,
+    .kmalloc_96_max_min_size = 32, .kmalloc_192_max_min_size = 64,
+    .kmalloc_passthrough = TRUE, .kmalloc_short_names = TRUE,
+    .kmalloc_pow2_align = TRUE, .kmalloc_unmergeable = TRUE,
+  },
+  {
     .kernel = "2.6.34", .summary = "2.6.34: this_cpu conversion, order fallback, min_objects from nr_cpu_ids",
     .page_shift = 12, .cache_line = 64, .max_page_order = 10,
     .default_min_order = 0, .default_max_order = 3, .default_min_objects = 0,
@@ -107,6 +125,9 @@ sim_slub_era_lookup (const char *kernel, GError **error)
 {
   if (kernel == NULL)
     return &eras[0];
+  /* slub@7.x names the 7.0 era (the SLUB model's own alias). */
+  if (strcmp (kernel, "7.x") == 0)
+    kernel = "7.0";
   for (const SimSlubEra *e = eras; e->kernel; e++)
     if (strcmp (e->kernel, kernel) == 0)
       return e;

@@ -1,4 +1,5 @@
-/* slub.c - SLUB, as in Linux 2.6.23, 2.6.33, 2.6.34 and 6.18.
+/* slub.c - SLUB, as in Linux 2.6.23, 2.6.33, 2.6.34 and 6.18 (7.x:
+ * slub-7.c, which shares this file's entry points and kmalloc).
  *
  * Which kernel.  The allocator paths follow mm/slub.c of each era
  * (shared/reference/allocators.md §1 and the kernel trees cited there):
@@ -873,6 +874,7 @@ ops_report (gpointer mp, SimAllocReport *out)
   out->stats_config = m->era->stats ? "CONFIG_SLUB_STATS" : NULL;
   out->stats_param = "slub_stats";
   out->stats_charged = m->era->stats && m->p.stats;
+  out->stats_in_text = m->era->sheaves_all;
 }
 
 const SlubEraOps slub_classic_ops = {
@@ -885,5 +887,12 @@ const SlubEraOps slub_classic_ops = {
 
 static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", "7.0", NULL };
 
-SIM_ALLOC_OPS_TABLE (slub, slub_kernels)
+static gboolean
+ops_kfree_rcu (gpointer m, SimOp *op, SimAddr addr)
+{
+  sim_op_call (op);
+  return sim_slub_kfree_rcu (m, op, addr);
+}
+
+SIM_ALLOC_OPS_TABLE_RCU (slub, slub_kernels, ops_kfree_rcu)
 

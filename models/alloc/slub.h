@@ -127,6 +127,10 @@ SimAddr    sim_slub_kmalloc     (SimSlub *m, SimOp *op, gsize size, gint node,
 gboolean   sim_slub_free        (SimSlub *m, SimOp *op, SimAddr addr);
 /* kmem_cache_free of @addr (the cache is the caller's): see the model's essay. */
 gboolean   sim_slub_cache_free (SimSlub *m, SimOp *op, SimAddr addr);
+/* kfree_rcu (kvfree_call_rcu): into the CPU's rcu_free sheaf for a cache
+ * with sheaves (slub-rcu.c), else freed after a grace period of
+ * env->rcu; FALSE if @addr is not the model's. */
+gboolean   sim_slub_kfree_rcu  (SimSlub *m, SimOp *op, SimAddr addr);
 /* flush_all: deactivate every CPU's slab (and 6.18's cpu partials). */
 void       sim_slub_flush_all   (SimSlub *m, SimOp *op);
 
@@ -144,6 +148,7 @@ typedef struct {
   guint64 live_objects;            /* handed out and not freed */
   guint32 sheaf_capacity;          /* 6.18 sheaves; 0 = none */
   guint64 sheaf_objects;           /* objects held in main, spare and barn sheaves */
+  guint64 rcu_sheaf_objects;       /* in rcu_free sheaves: filling, or waiting for a grace period */
   guint64 barn_full, barn_empty;   /* sheaves in the barns, all nodes */
   guint64 stat[SIM_SLUB_N_STATS];
 } SimSlubCacheInfo;

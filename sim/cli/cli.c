@@ -158,7 +158,8 @@ sim_cli_dispatch_sub (const char *verb, const SimVerb *subs, int argc,
 static gboolean
 cmd_help (int argc, char **argv, GError **error)
 {
-  if (argc < 2)
+  /* "help --help" is help about help: the verbs and how to ask. */
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
     {
       print_usage (stdout);
       return TRUE;

@@ -3,6 +3,7 @@
 #include "sim/core/errors.h"
 #include "sim/core/output.h"
 #include "sim/config/machine.h"
+#include "models/alloc/alloc-spec.h"
 #include "sim/run/replay.h"
 #include "sim/run/cpu-map.h"
 #include "sim/report/run-report.h"
@@ -63,6 +64,41 @@ write_view (const SimView *v, const SimReplayResult *results, guint n, SimFormat
     g_prefix_error (error, "run: ");
   g_string_free (o, TRUE);
   return ok;
+}
+
+/* A parameter the model holds at another value than the spec gave (the
+ * kernel's own clamps: setup_slub_max_order() makes slub_max_order=99
+ * 10) is run as the kernel would run it, but said: the model's canonical
+ * parameters are compared with the spec's, so no model prints. */
+static void
+warn_changed_params (const char *spec_text, const SimReplayResult *r)
+{
+  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, NULL);
+  if (spec == NULL || r->params == NULL)
+    return;
+  g_auto (GStrv) held = g_strsplit (r->params, ",", -1);
+  for (guint i = 0; i < spec->params->len; i++)
+    {
+      const SimAllocParam *p = &g_array_index (spec->params, SimAllocParam, i);
+      if (p->value == NULL)
+        continue;
+      /* SLUB's 6.x slab_* spellings set the slub_* variables. */
+      g_autofree char *alias = g_str_has_prefix (p->key, "slab_") && strcmp (r->allocator, "slub") == 0
+                               ? g_strconcat ("slub_", p->key + 5, NULL) : NULL;
+      for (char **h = held; *h; h++)
+        {
+          const char *eq = strchr (*h, '=');
+          if (eq == NULL)
+            continue;
+          gsize klen = (gsize) (eq - *h);
+          gboolean same_key = (strlen (p->key) == klen && strncmp (*h, p->key, klen) == 0)
+                              || (alias && strlen (alias) == klen && strncmp (*h, alias, klen) == 0);
+          if (same_key && strcmp (eq + 1, p->value) != 0)
+            fprintf (stderr, "slabsim run: warning: %s@%s: %s=%s is %s in effect, as the "
+                     "kernel's parameter code sets it\n", r->allocator, r->kernel, p->key,
+                     p->value, eq + 1);
+        }
+    }
 }
 
 gboolean
@@ -134,6 +170,14 @@ sim_cmd_run (int argc, char **argv, GError **error)
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
                    "run: --jobs takes a positive number, not %d", jobs);
+      return FALSE;
+    }
+  if (check_every < 0 || (check_every > 0 && !check))
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   check_every < 0 ? "run: --check-every takes a positive number of events, not %d"
+                                   : "run: --check-every %d needs --check (it says how often "
+                                     "--check runs the invariant checkers)", check_every);
       return FALSE;
     }
   SimFormat fmt = SIM_FORMAT_TEXT;
@@ -287,6 +331,28 @@ sim_cmd_run (int argc, char **argv, GError **error)
     }
   g_free (prog.label);
 
+  /* A trace without one kmem event has nothing to compare: an empty
+   * table with exit 0 would pass for a result. */
+  if (ok && n > 0 && results[0].events == 0)
+    {
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_FORMAT,
+                   "run: %s: no kmem events to replay (an empty trace%s)", argv[1],
+                   results[0].malformed_lines ? ", every event line malformed" : "");
+      ok = FALSE;
+    }
+  for (guint i = 0; ok && i < n; i++)
+    warn_changed_params (specs[i], &results[i]);
+  /* Say what --check checked (diagnostics go to stderr). */
+  for (guint i = 0; ok && check && i < n; i++)
+    {
+      g_autofree char *every = check_every > 0
+        ? g_strdup_printf ("every %d events and at the end", check_every) : g_strdup ("at the end");
+      fprintf (stderr, "slabsim run: --check: %s@%s: the model's invariants and the page "
+               "allocator's checked %" G_GUINT64_FORMAT " time%s (%s, %" G_GUINT64_FORMAT
+               " events): all held\n", results[i].allocator, results[i].kernel,
+               results[i].checks, results[i].checks == 1 ? "" : "s", every, results[i].events);
+    }
+
   /* The JSON's trace summary comes from the decode the replays use. */
   if (ok)
     {
@@ -303,6 +369,15 @@ sim_cmd_run (int argc, char **argv, GError **error)
       g_autofree char *text = !ok || have_view ? NULL
                               : fmt == SIM_FORMAT_JSON ? sim_run_report_json (&rep)
                               : sim_run_report_text (&rep);
+      /* --lenient must not hide what it dropped: the text says how many. */
+      if (text && fmt == SIM_FORMAT_TEXT && lenient)
+        {
+          char *t = g_strdup_printf ("%s\n--lenient: skipped %" G_GUINT64_FORMAT
+                                     " malformed line%s of %s\n", text, results[0].malformed_lines,
+                                     results[0].malformed_lines == 1 ? "" : "s", argv[1]);
+          g_free (text);
+          text = t;
+        }
       if (ok && !have_view)
         {
           ok = sim_output_write (output, text, -1, error);

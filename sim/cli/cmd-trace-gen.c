@@ -62,7 +62,8 @@ sim_cmd_trace_gen (int argc, char **argv, GError **error)
     { "no-page-events", 0, 0, G_OPTION_ARG_NONE, &no_pages,
       "leave out mm_page_alloc/mm_page_free lines", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "output file (gzip-compressed when it ends in .gz)", "FILE" },
+      "output file (gzip-compressed when it ends in .gz; - for standard output, as \"run -\" "
+      "reads it)", "FILE" },
     { NULL }
   };
   g_autofree char *names = sim_gen_workload_names ();

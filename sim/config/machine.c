@@ -91,6 +91,11 @@ static const SimField root_fields[] = {
     "NUMA layout and DRAM latencies" },
   { "seed", SIM_FIELD_UINT, 0, SIM_FIELD_AT (SimMachine, seed), "1", 0, 0, NULL,
     "integer", "seed of the PRNG used by random replacement" },
+  { "rcu_grace_period_us", SIM_FIELD_UINT, 0, SIM_FIELD_AT (SimMachine, rcu_grace_period_us),
+    "16000", 1, 60000000, NULL, "integer",
+    "RCU grace period in microseconds of the workload's clock, after which kfree_rcu and "
+    "call_rcu callbacks run; default: the median measured on recording-vm "
+    "(docs/models/slub.md, kfree_rcu)" },
   { "core", SIM_FIELD_CUSTOM, 0, -1, 0, NULL, 0, 0, NULL, "mapping",
     "the core's timing: cycles per instruction, misses in flight, store buffer, "
     "instruction costs (absent: the serial model)" },

@@ -144,6 +144,7 @@ typedef struct {
   guint    lat_dram_remote;   /* cycles */
 
   guint64  seed;              /* for random replacement */
+  guint64  rcu_grace_period_us; /* kfree_rcu / call_rcu delay on the workload's clock */
 
   SimCoreSpec core;           /* instruction costs, MLP, store buffer */
 } SimMachine;

@@ -159,6 +159,24 @@ text_counters (GString *o, const SimAllocReport *a)
                             a->stats_charged ? 1 : 0);
 }
 
+/* /sys/kernel/slab/CACHE/COUNTER, the non-zero ones, per cache. */
+static void
+text_cache_stats (GString *o, const SimAllocReport *a)
+{
+  g_string_append (o, "Counters by cache (/sys/kernel/slab/CACHE/, non-zero):\n");
+  for (guint i = 0; i < a->rows->len; i++)
+    {
+      const SimAllocCacheRow *row = &g_array_index (a->rows, SimAllocCacheRow, i);
+      GString *l = g_string_new (NULL);
+      for (guint s = 0; s < row->n_stats; s++)
+        if (row->stats[s])
+          g_string_append_printf (l, " %s=%" G_GUINT64_FORMAT, row->stat_names[s], row->stats[s]);
+      if (l->len)
+        g_string_append_printf (o, "  %s:%s\n", row->name, l->str);
+      g_string_free (l, TRUE);
+    }
+}
+
 static void
 text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
 {
@@ -204,6 +222,8 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
     }
   g_ptr_array_unref (rows);
   text_counters (o, &res->alloc);
+  if (res->alloc.stats_in_text)
+    text_cache_stats (o, &res->alloc);
 
   g_string_append_printf (o, "\n%-24s %14s %14s %7s\n", "Memory hierarchy", "accesses", "misses", "miss%");
   for (guint l = 0; l < r->machine->n_levels; l++)
@@ -255,6 +275,19 @@ text_one (GString *o, const SimRunReport *r, const SimReplayResult *res)
                           res->allocs_replayed, res->frees_replayed, res->implicit_frees_replayed,
                           res->skipped_failed_allocs, res->skipped_null_frees,
                           res->skipped_unknown_frees);
+  if (res->untraced_by_reuse || res->untraced_by_page_free || res->untraced_by_mm_destroy
+      || res->rcu_callbacks || res->rcu_pending)
+    g_string_append_printf (o, "Untraced frees (no kmem event; seen by %" G_GUINT64_FORMAT
+                            " pointers reused, %" G_GUINT64_FORMAT " in freed slab pages, %"
+                            G_GUINT64_FORMAT " in destroyed maple trees): %" G_GUINT64_FORMAT
+                            " replayed as kfree at the evidence, %" G_GUINT64_FORMAT
+                            " as kfree_rcu (%" G_GUINT64_FORMAT " later freed by the trace: "
+                            "wrongly inferred); RCU callbacks %" G_GUINT64_FORMAT " run, %"
+                            G_GUINT64_FORMAT " still waiting at the end\n",
+                            res->untraced_by_reuse, res->untraced_by_page_free,
+                            res->untraced_by_mm_destroy, res->untraced_page_frees,
+                            res->untraced_kfree_rcu, res->untraced_contradicted,
+                            res->rcu_callbacks, res->rcu_pending);
   g_string_append_printf (o, "Recording kernel's own allocations left out: %" G_GUINT64_FORMAT
                           " allocs, %" G_GUINT64_FORMAT " frees (obj_exts vectors, sheaves)\n",
                           res->skipped_internal_allocs, res->skipped_internal_frees);
@@ -635,6 +668,15 @@ sim_run_report_json_result (SimJson *j, const SimMachine *machine, const SimRepl
   U ("allocs", res->allocs_replayed);
   U ("frees", res->frees_replayed);
   U ("implicit_frees", res->implicit_frees_replayed);
+  U ("untraced_by_reuse", res->untraced_by_reuse);
+  U ("untraced_by_page_free", res->untraced_by_page_free);
+  U ("untraced_by_mm_destroy", res->untraced_by_mm_destroy);
+  U ("untraced_page_frees", res->untraced_page_frees);
+  U ("untraced_kfree_rcu", res->untraced_kfree_rcu);
+  U ("untraced_reused_after", res->untraced_reused_after);
+  U ("untraced_contradicted", res->untraced_contradicted);
+  U ("rcu_callbacks", res->rcu_callbacks);
+  U ("rcu_pending", res->rcu_pending);
   U ("skipped_failed_allocs", res->skipped_failed_allocs);
   U ("skipped_null_frees", res->skipped_null_frees);
   U ("skipped_unknown_frees", res->skipped_unknown_frees);

@@ -109,6 +109,8 @@ nice_step (double max, int n)
   return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
+static double label_width (const SimReportData *d);
+
 static gboolean
 is_number (const char *s, double *v)
 {
@@ -346,7 +348,7 @@ char *
 sim_svg_cycles (const SimReportData *d, gboolean standalone)
 {
   guint n = MIN (d->entries->len, 60u);
-  const double left = 210, pw = 300, gap = 40, top = 64, rh = 18;
+  const double left = MAX (210.0, label_width (d)), pw = 300, gap = 40, top = 64, rh = 18;
   double w = left + 2 * pw + gap + 20, h = top + n * rh + 44;
   static const char *const kinds[2] = { "alloc", "free" };
   double max[2] = { 0, 0 };
@@ -394,6 +396,12 @@ sim_svg_cycles (const SimReportData *d, gboolean standalone)
               g_autofree char *key = g_strdup_printf ("%s_cycles_%s", kinds[k], what[q]);
               v[q] = sim_json_number (sim_json_get_path (e->result, "timing", key, NULL), 0);
             }
+          g_string_append (o, "<g><title>");
+          esc (o, e->label);
+          g_autofree char *s50 = sim_report_num (v[0], 0), *s90 = sim_report_num (v[1], 0),
+                          *s99 = sim_report_num (v[2], 0), *smean = sim_report_num (v[3], 1);
+          g_string_append_printf (o, ": %s p50 %s, p90 %s, p99 %s, mean %s cycles</title>\n",
+                                  kinds[k], s50, s90, s99, smean);
           if (i % 2 == 0)
             rect (o, x0, y - rh / 2, pw, rh, "fill=\"#f5f7fa\" fill-opacity=\"0.6\"");
           line (o, x0 + pw * v[0] / mx, y, x0 + pw * v[2] / mx, y,
@@ -403,6 +411,7 @@ sim_svg_cycles (const SimReportData *d, gboolean standalone)
           rect (o, x0 + pw * v[0] / mx, y - 4, MAX (pw * (v[1] - v[0]) / mx, 1.5), 8,
                 "fill=\"" MAIN "\"");
           circle (o, x0 + pw * v[3] / mx, y, 3.5, "fill=\"" ACCENT "\" stroke=\"#ffffff\"");
+          g_string_append (o, "</g>\n");
           if (k == 0)
             text (o, left - 10, y + 4, "end",
                   i == d->baseline ? "font-size=\"11\" font-weight=\"bold\" fill=\"" INK "\""
@@ -471,8 +480,12 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
         {
           const char *name = g_ptr_array_index (names, c);
           double y = top + c * rh + rh / 2, lo = 101, hi = -1;
-          for (guint i = 0; i < d->entries->len; i++)
+          /* The baseline last, on top. */
+          for (guint j = 0; j <= d->entries->len; j++)
             {
+              guint i = j < d->entries->len ? j : d->baseline;
+              if (j < d->entries->len && i == d->baseline)
+                continue;
               const SimReportEntry *e = g_ptr_array_index (d->entries, i);
               const SimJsonValue *cv = sim_report_find_cache (e->result, name);
               if (cv == NULL)
@@ -484,18 +497,30 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
           if (hi >= 0)
             line (o, XP (lo), y, XP (hi), y,
                   "stroke=\"#cbd2d9\" stroke-width=\"8\" stroke-linecap=\"round\"");
-          for (guint i = 0; i < d->entries->len; i++)
+          /* The baseline last, on top. */
+          for (guint j = 0; j <= d->entries->len; j++)
             {
+              guint i = j < d->entries->len ? j : d->baseline;
+              if (j < d->entries->len && i == d->baseline)
+                continue;
               const SimReportEntry *e = g_ptr_array_index (d->entries, i);
               const SimJsonValue *cv = sim_report_find_cache (e->result, name);
-              if (cv && i != d->baseline)
-                circle (o, XP (cache_fast (cv, kinds[k])), y, 3.5,
-                        "fill=\"" MAIN "\" fill-opacity=\"0.5\"");
+              if (cv == NULL)
+                continue;
+              /* Which cache of this result was matched: another era's
+               * name for the class, or the merged cache holding it. */
+              g_string_append (o, "<g><title>");
+              esc (o, e->label);
+              g_autofree char *fv = sim_report_num (cache_fast (cv, kinds[k]), 1);
+              g_string_append_printf (o, ": %s %s fastpath %s%%", sim_json_str (sim_json_get (cv, "name"), "?"),
+                                      kinds[k], fv);
+              g_string_append (o, "</title>\n");
+              circle (o, XP (cache_fast (cv, kinds[k])), y, i == d->baseline ? 5 : 3.5,
+                      i == d->baseline ? "fill=\"" ACCENT "\" stroke=\"#ffffff\""
+                                       : "fill=\"" MAIN "\" fill-opacity=\"0.5\"");
+              g_string_append (o, "</g>\n");
             }
-          const SimJsonValue *bc = sim_report_find_cache (base->result, name);
-          if (bc)
-            circle (o, XP (cache_fast (bc, kinds[k])), y, 5,
-                    "fill=\"" ACCENT "\" stroke=\"#ffffff\"");
+
           if (k == 0)
             text (o, left - 10, y + 4, "end", "font-size=\"11\" fill=\"" INK "\"", name);
         }

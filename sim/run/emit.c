@@ -203,6 +203,15 @@ sim_trace_emit_kfree (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceE
 }
 
 void
+sim_trace_emit_kfree_rcu (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev,
+                          guint cpu, guint64 ptr)
+{
+  prefix (e->buf, r, ev, cpu, ev->ts_ns);
+  g_string_append_printf (e->buf, "kfree: call_site=" SIM_EMIT_KFREE_RCU_SITE " ptr=%016"
+                          G_GINT64_MODIFIER "x\n", ptr);
+}
+
+void
 sim_trace_emit_page_line (GString *buf, SimEmitPage kind, guint cpu, guint64 ts_ns,
                           guint64 pfn, guint order)
 {

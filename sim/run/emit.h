@@ -36,6 +36,12 @@ void sim_trace_emit_slab (SimTraceEmit *e, const SimTraceStrings *r, const SimTr
  * kernel recycled without a trace event). */
 void sim_trace_emit_kfree (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev,
                            guint cpu, guint64 ptr);
+/* A kfree_rcu the replay made (sim/run/untraced.h): a kfree line with
+ * call_site=SIM_EMIT_KFREE_RCU_SITE, which the replay of the emitted trace
+ * makes as kfree_rcu again. */
+#define SIM_EMIT_KFREE_RCU_SITE "slabsim_kfree_rcu"
+void sim_trace_emit_kfree_rcu (SimTraceEmit *e, const SimTraceStrings *r, const SimTraceEvent *ev,
+                               guint cpu, guint64 ptr);
 typedef enum { SIM_EMIT_PAGE_ALLOC, SIM_EMIT_PAGE_FREE, SIM_EMIT_PCP_DRAIN } SimEmitPage;
 /* A page event, appended to @buf (the replay orders them around the slab
  * line, as the kernel's tracepoints fire: page allocation before the

@@ -3,7 +3,12 @@
  * (file given per row); the flags of these calls were stable across the
  * eras slabsim models unless the row says otherwise.  The last column is
  * kmem_cache_args.sheaf_capacity of 6.18 (mm/vma_init.c and
- * lib/maple_tree.c pass 32; no other cache has sheaves in 6.18). */
+ * lib/maple_tree.c pass 32; no other cache has sheaves in 6.18), then
+ * how the kernel frees what it frees without a tracepoint: maple_node's
+ * replaced nodes go through ma_free_rcu, which is kfree_rcu (node, rcu)
+ * in 6.18 (it was call_rcu + kmem_cache_free before the sheaves series),
+ * and a destroyed tree's nodes through mt_free_bulk (kmem_cache_free_bulk),
+ * except the last one, kfree'd by __mt_destroy. */
 #include "sim/run/kernel-caches.h"
 
 #include <stdlib.h>
@@ -30,7 +35,9 @@ static const SimKernelCache table[] = {
   { "key_jar",           0, HW | PANIC,                 "key_init (security/keys/key.c)" },
   { "lsm_file_cache",    0, PANIC,                       "lsm_init (security/security.c)" },
   { "lsm_inode_cache",   0, PANIC,                       "lsm_init (security/security.c)" },
-  { "maple_node",        0, PANIC,                       "maple_tree_init (lib/maple_tree.c); sheaves in 6.18", 32 },
+  { "maple_node",        0, PANIC,                       "maple_tree_init (lib/maple_tree.c); sheaves in 6.18; "
+    "ma_free_rcu is kfree_rcu (6.18) and mt_free_bulk kmem_cache_free_bulk, neither traced", 32,
+    SIM_KC_UNTRACED_MAPLE_TREE },
   { "mm_struct",         0, HW | PANIC | ACCT | UCOPY,          "mm_cache_init (kernel/fork.c)" },
   { "names_cache",       0, HW | PANIC | UCOPY,                 "vfs_caches_init (fs/dcache.c)" },
   { "pid",               0, HW | PANIC | ACCT,          "pid_idr_init (kernel/pid.c)" },

@@ -22,7 +22,14 @@ typedef struct {
   guint32     flags;       /* SIM_SLAB_* */
   const char *created_in;  /* the kernel function that creates it */
   guint32     sheaf_capacity; /* kmem_cache_args.sheaf_capacity in 6.18 (0 = none) */
+  /* How the recording kernel frees the objects it frees with no kmem
+   * tracepoint (sim/run/untraced.h): SIM_KC_UNTRACED_MAPLE_TREE for the
+   * nodes of the mm maple tree (kfree_rcu while the mm lives, a bulk free
+   * when its tree is destroyed), 0 when unknown. */
+  guint32     untraced_free;
 } SimKernelCache;
+
+enum { SIM_KC_UNTRACED_UNKNOWN = 0, SIM_KC_UNTRACED_MAPLE_TREE = 1 };
 
 /* The entry for @name, or NULL. */
 const SimKernelCache *sim_kernel_cache_lookup (const char *name);

@@ -27,6 +27,11 @@
  *    KMALLOC_MAX_SIZE, 2 MiB for SLQB) returned NULL in that kernel: it is
  *    counted as refused, and the kfree (or implicit free) of its pointer
  *    is counted as a free of a refused allocation, not replayed.
+ *  - Frees the trace shows only by their consequences (a pointer coming
+ *    back, a freed slab page, a destroyed maple tree: sim/run/untraced.h)
+ *    are made where the evidence puts them, as kfree or kfree_rcu; RCU
+ *    callbacks run when their grace period has passed on the trace's
+ *    clock (sim/core/rcu.h).
  *  - The trace's page events: the recording kernel's slab pages are not
  *    replayed (the model takes its own); the rest (page cache, anonymous
  *    pages, page tables) are allocated and freed through the model's page
@@ -45,6 +50,7 @@
 #include "traces/decisions.h"
 #include "sim/run/emit.h"
 #include "sim/run/warm.h"
+#include "sim/run/untraced.h"
 #include "sim/run/cpu-map.h"
 #include "sim/run/page-events.h"
 
@@ -157,6 +163,7 @@ struct _SimReplay {
   SimAllocSpec *spec;
   gboolean failed;            /* fed an event that failed: fed no more */
   guint64 n_read;
+  guint64 checked_at;         /* out->events at the last --check-every check */
   guint64 first_ts;
   gboolean have_first_ts;
   SimTime last_start;         /* start of the previous operation (ordered replay) */
@@ -166,6 +173,13 @@ struct _SimReplay {
   GString *page_lines;        /* page events of the running operation, for emit */
   guint64 cur_ts;             /* timestamp of the trace event being replayed */
   gboolean warming;           /* placing warm objects: not part of the replay */
+  /* Grace periods on the trace's clock, and the frees the trace shows only
+   * by their consequences (sim/run/untraced.h), made in order. */
+  SimRcu *rcu;
+  SimAllocEnv env;            /* what the model was given (call_rcu frees) */
+  const SimUntracedSet *untraced;
+  guint next_untraced;
+  guint64 n_events;           /* events fed so far: the next one's ordinal */
   /* The trace's page events (sim/run/page-events.h). */
   const SimPageClass *page_class;  /* which mm_page_alloc events were slab pages */
   guint64 page_ordinal;       /* mm_page_alloc events with a pfn so far */
@@ -343,12 +357,22 @@ touch_object (Replay *rp, SimOp *op, SimAddr addr, gsize size, SimAccKind kind)
     }
 }
 
+/* What a free is: a trace event (kfree_rcu when slabsim's own emitted
+ * trace says so), the replay's implicit free before an allocation of a
+ * live pointer, or a free the trace shows only by its consequences
+ * (sim/run/untraced.h), made as kfree or as kfree_rcu. */
+typedef enum {
+  FREE_TRACED, FREE_TRACED_RCU, FREE_IMPLICIT, FREE_UNTRACED, FREE_UNTRACED_RCU
+} FreeHow;
+
 /* Free the model's object at @addr (the trace's @ptr was at it). */
 static gboolean
 replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint64 bytes,
-             gboolean implicit, GError **error)
+             FreeHow how, GError **error)
 {
   guint64 ts = ev->ts_ns;
+  gboolean implicit = how != FREE_TRACED && how != FREE_TRACED_RCU;
+  gboolean rcu = how == FREE_UNTRACED_RCU || how == FREE_TRACED_RCU;
   /* kmem_cache_free and kfree are different kernel paths (the first is
    * handed the cache); a free the trace did not show (implicit) is taken
    * as kfree. */
@@ -360,8 +384,14 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint
   op_start (rp, &op, cpu, ts);
   /* The caller reads the object before freeing it. */
   touch_object (rp, &op, addr, bytes, SIM_ACC_READ);
-  gboolean ok = cache_free ? rp->ops->cache_free (rp->model, &op, addr)
-                           : rp->ops->free (rp->model, &op, addr);
+  gboolean ok;
+  if (rcu && rp->ops->kfree_rcu)
+    ok = rp->ops->kfree_rcu (rp->model, &op, addr);
+  else if (rcu)
+    ok = sim_alloc_call_rcu_free (&rp->env, &op, rp->ops->free, rp->model, addr);
+  else
+    ok = cache_free ? rp->ops->cache_free (rp->model, &op, addr)
+                    : rp->ops->free (rp->model, &op, addr);
   if (!ok)
     {
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
@@ -370,10 +400,22 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint
       return FALSE;
     }
   op_finish (rp, &op, &rp->out->free_cycles);
-  if (implicit)
-    rp->out->implicit_frees_replayed++;
-  else
-    rp->out->frees_replayed++;
+  switch (how)
+    {
+    case FREE_TRACED:
+    case FREE_TRACED_RCU:
+      rp->out->frees_replayed++;
+      break;
+    case FREE_IMPLICIT:
+      rp->out->implicit_frees_replayed++;
+      break;
+    case FREE_UNTRACED:
+      rp->out->untraced_page_frees++;
+      break;
+    case FREE_UNTRACED_RCU:
+      rp->out->untraced_kfree_rcu++;
+      break;
+    }
   guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
   if (rp->opt->modelled)
     sim_decisions_obj_free (rp->opt->modelled, cpu, vaddr);
@@ -381,7 +423,9 @@ replay_free (Replay *rp, const SimTraceEvent *ev, guint cpu, SimAddr addr, guint
     {
       /* kfree / kmem_cache_free trace before the free itself: the line
        * first, then the page frees it caused. */
-      if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
+      if (rcu)
+        sim_trace_emit_kfree_rcu (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu], vaddr);
+      else if (implicit || (ev->kind == SIM_TRACE_CACHE_FREE && ev->cache_id == 0))
         sim_trace_emit_kfree (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu], vaddr);
       else
         sim_trace_emit_slab (rp->opt->emit, rp->strs, ev, rp->map.to_trace[cpu],
@@ -511,7 +555,7 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
 /* The free (explicit or implicit) of live trace object @o. */
 static gboolean
 free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, const SimLiveObject *o,
-           gboolean implicit, GError **error)
+           FreeHow how, GError **error)
 {
   switch (o->user)
     {
@@ -526,8 +570,55 @@ free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, const SimLiveObject *
     case LIVE_SKIPPED:
       return TRUE;
     default:
-      return replay_free (rp, ev, cpu, (SimAddr) o->user, o->bytes_alloc, implicit, error);
+      return replay_free (rp, ev, cpu, (SimAddr) o->user, o->bytes_alloc, how, error);
     }
+}
+
+/* RCU callbacks whose grace period has ended by @ts_ns (the trace's
+ * clock) run first, each on the CPU that queued it. */
+static void
+run_rcu (Replay *rp, guint64 ts_ns)
+{
+  sim_rcu_set_now (rp->rcu, ts_ns);
+  if (sim_rcu_run (rp->rcu))
+    flush_page_lines (rp);
+}
+
+/* The frees the trace shows only by their consequences (untraced.h) due
+ * before the event of ordinal rp->n_events (@ev NULL: all that are left).
+ * Each frees the pointer's current object, which is the lifetime it ends:
+ * it is placed after that lifetime's allocation and no later than the
+ * event that ends it.  The object is marked so its later free or reuse
+ * finds nothing to do. */
+static gboolean
+apply_untraced (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  const GArray *fr = rp->untraced ? rp->untraced->frees : NULL;
+  while (fr && rp->next_untraced < fr->len)
+    {
+      const SimUntracedFree *f = &g_array_index (fr, SimUntracedFree, rp->next_untraced);
+      if (ev && f->before_index > rp->n_events)
+        break;
+      rp->next_untraced++;
+      SimLiveObject *o = sim_trace_account_lookup (rp->acct, f->ptr);
+      if (o == NULL)
+        continue;
+      guint tcpu = f->cpu < rp->map.given ? f->cpu : 0;
+      guint cpu = rp->map.to_machine[tcpu];
+      if (rp->opt->mode == SIM_REPLAY_TIMED)
+        op_sync_timed (rp, cpu, f->ts_ns);
+      run_rcu (rp, f->ts_ns);
+      rp->cur_ts = f->ts_ns;
+      SimTraceEvent fe = { .ts_ns = f->ts_ns, .ptr = f->ptr, .kind = SIM_TRACE_KFREE,
+                           .cpu = (gint32) tcpu, .pid = -1, .node = -1, .order = -1,
+                           .migratetype = -1, .accounted = -1,
+                           .line = ev ? ev->line : 0 };
+      FreeHow how = f->kind == SIM_UNTRACED_KFREE_RCU ? FREE_UNTRACED_RCU : FREE_UNTRACED;
+      if (!free_live (rp, &fe, cpu, o, how, error))
+        return FALSE;
+      o->user = LIVE_SKIPPED;
+    }
+  return TRUE;
 }
 
 /* The machine CPU of @ev (sim/run/cpu-map.h), with the model's periodic
@@ -568,6 +659,7 @@ event_prologue (Replay *rp, const SimTraceEvent *ev, guint *cpu_out, GError **er
   rp->cur_ts = ev->ts_ns;
   sim_engine_run (rp->eng, sim_engine_cpu_clock (rp->eng, cpu));
   flush_page_lines (rp);
+  run_rcu (rp, ev->ts_ns);
   *cpu_out = cpu;
   return TRUE;
 }
@@ -719,7 +811,8 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
                                                               GSIZE_TO_POINTER (ev->ptr), NULL, &a))
               {
                 rp->out->warm_frees++;
-                return replay_free (rp, ev, cpu, (SimAddr) GPOINTER_TO_SIZE (a), 0, FALSE, error);
+                return replay_free (rp, ev, cpu, (SimAddr) GPOINTER_TO_SIZE (a), 0, FREE_TRACED,
+                                    error);
               }
           }
           if (sim_trace_internal_free_site (sim_trace_strings_get (rp->strs, ev->call_site_id)))
@@ -728,11 +821,18 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
             rp->out->skipped_unknown_frees++;
           return TRUE;
         default:
-          return free_live (rp, ev, cpu, &res.freed, FALSE, error);
+          {
+            /* A kfree_rcu of slabsim's own emitted trace (emit.h). */
+            const char *site = sim_trace_strings_get (rp->strs, ev->call_site_id);
+            gboolean rcu = ev->kind == SIM_TRACE_KFREE && site
+                           && strcmp (site, SIM_EMIT_KFREE_RCU_SITE) == 0;
+            return free_live (rp, ev, cpu, &res.freed, rcu ? FREE_TRACED_RCU : FREE_TRACED,
+                              error);
+          }
         }
     }
 
-  if (res.implicit && !free_live (rp, ev, cpu, &res.implicit_old, TRUE, error))
+  if (res.implicit && !free_live (rp, ev, cpu, &res.implicit_old, FREE_IMPLICIT, error))
     return FALSE;
   if (ev->ptr == 0)
     {
@@ -873,7 +973,10 @@ run_check (Replay *rp, GError **error)
 {
   if (!rp->ops->check (rp->model, error))
     return FALSE;
-  return sim_page_check (rp->pages, error);
+  if (!sim_page_check (rp->pages, error))
+    return FALSE;
+  rp->out->checks++;
+  return TRUE;
 }
 
 void
@@ -903,6 +1006,8 @@ sim_replay_free (SimReplay *rp)
     sim_trace_account_free (rp->acct);
   if (rp->model)
     rp->ops->destroy (rp->model);
+  /* After the model: callbacks still pending are dropped, never run. */
+  sim_rcu_free (rp->rcu);
   if (rp->pages)
     sim_page_alloc_free (rp->pages);
   if (rp->eng)
@@ -949,8 +1054,11 @@ sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayRes
   if (rp->mem == NULL)
     goto fail;
   rp->eng = sim_engine_new (m->n_cpus);
-  SimAllocEnv env = { .machine = m, .mem = rp->mem, .eng = rp->eng, .n_cpus = m->n_cpus,
-                      .seed = m->seed, .internal = on_internal, .internal_data = rp };
+  /* Grace periods pass on the trace's clock (sim/core/rcu.h). */
+  rp->rcu = sim_rcu_new (m->rcu_grace_period_us * 1000);
+  SimAllocEnv env = { .machine = m, .mem = rp->mem, .eng = rp->eng, .rcu = rp->rcu,
+                      .n_cpus = m->n_cpus, .seed = m->seed, .internal = on_internal,
+                      .internal_data = rp };
   SimPageParams pp = { .era = sim_page_era_for_kernel (rp->spec->kernel ? rp->spec->kernel
                                                                         : ops->kernels[0]),
                        .managed_bytes = 0 };
@@ -961,6 +1069,7 @@ sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayRes
   rp->model = ops->create (rp->spec, &env, error);
   if (rp->model == NULL)
     goto fail;
+  rp->env = env;
   out->allocator = g_strdup (ops->name);
   out->kernel = g_strdup (ops->kernel (rp->model));
   out->params = ops->params (rp->model);
@@ -985,9 +1094,19 @@ fail:
 
 gboolean
 sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
-                  const SimWarmSet *warm, const SimPageClass *pages, GError **error)
+                  const SimWarmSet *warm, const SimPageClass *pages,
+                  const SimUntracedSet *untraced, GError **error)
 {
   rp->page_class = pages;
+  rp->untraced = untraced;
+  if (untraced)
+    {
+      rp->out->untraced_by_reuse = untraced->by_reuse;
+      rp->out->untraced_by_page_free = untraced->by_page_free;
+      rp->out->untraced_by_mm_destroy = untraced->by_mm_destroy;
+      rp->out->untraced_reused_after = untraced->reused_after;
+      rp->out->untraced_contradicted = untraced->contradicted;
+    }
   rp->trace_arg = g_strdup (trace);
   rp->trace = sim_trace_stream_name (stream);
   rp->strs = sim_trace_stream_strings (stream);
@@ -1005,10 +1124,14 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
       const SimTraceEvent *ev = &evs[i];
       if (opt->progress && (++rp->n_read & 0xffff) == 0)
         opt->progress (rp->out->events, opt->progress_data);
-      if (!replay_event (rp, ev, error))
+      if (!apply_untraced (rp, ev, error) || !replay_event (rp, ev, error))
         return FALSE;
+      rp->n_events++;
+      /* Once per N replayed events: a trace event the replay skips leaves
+       * the count where it was and must not check again. */
       if (opt->check && opt->check_every && rp->out->events % opt->check_every == 0
-          && !run_check (rp, error))
+          && rp->out->events != rp->checked_at
+          && (rp->checked_at = rp->out->events, !run_check (rp, error)))
         {
           g_prefix_error (error, "%s:%" G_GUINT64_FORMAT ": invariant check: ", rp->trace,
                           ev->line);
@@ -1024,6 +1147,12 @@ sim_replay_finish (SimReplay *rp, GError **error)
   const SimReplayOptions *opt = rp->opt;
   SimReplayResult *out = rp->out;
   const SimMachine *m = opt->machine;
+  if (!apply_untraced (rp, NULL, error))
+    return FALSE;
+  /* Callbacks still waiting at the end: the grace periods the recording
+   * stopped in the middle of. */
+  out->rcu_callbacks = sim_rcu_invoked (rp->rcu);
+  out->rcu_pending = sim_rcu_pending (rp->rcu);
   if (opt->check && !run_check (rp, error))
     {
       g_prefix_error (error, "%s: invariant check at the end: ", rp->trace_arg);
@@ -1191,6 +1320,8 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   GError *trace_error = NULL;     /* the trace's: every replay still running meets it */
   SimWarmSet ws = { 0 };
   gboolean have_ws = FALSE;
+  SimUntracedSet us = { 0 };
+  gboolean have_us = FALSE;
   SimPageClass pc = { 0 };
   SimTraceStream *stream = NULL;
   Feed f = { .lanes = lanes };
@@ -1231,9 +1362,16 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   if (!sim_page_class_collect (opt->read_path ? opt->read_path : trace, opt->lenient, &pc,
                                &trace_error))
     goto resolve;
+  /* The frees the trace shows only by their consequences, once for every
+   * replay (sim/run/untraced.h); kfree_rcu is placed a grace period of the
+   * machine's before its evidence. */
+  if (!sim_untraced_collect (trace, opt->lenient, opt->machine->rcu_grace_period_us * 1000, &us,
+                             &trace_error))
+    goto resolve;
+  have_us = TRUE;
   for (guint i = 0; i < n; i++)
     if (!lanes[i].failed && !sim_replay_begin (lanes[i].rp, trace, stream,
-                                               have_ws ? &ws : NULL, &pc, &lanes[i].error))
+                                               have_ws ? &ws : NULL, &pc, &us, &lanes[i].error))
       lanes[i].failed = TRUE;
   if (opt->info)
     lanes[nl++].info = sim_trace_info_new (stream);
@@ -1276,6 +1414,9 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
       lanes_drain (&f);
     }
   g_mutex_unlock (&f.lock);
+  /* What --lenient skipped, for the report to say. */
+  for (guint i = 0; i < n; i++)
+    out[i].malformed_lines = sim_trace_stream_stats (stream)->malformed_lines;
 
 resolve:
   if (f.pool)
@@ -1309,6 +1450,8 @@ resolve:
   g_free (opts);
   if (have_ws)
     sim_warm_set_clear (&ws);
+  if (have_us)
+    sim_untraced_set_clear (&us);
   sim_page_class_clear (&pc);
   sim_trace_stream_free (stream);
   g_mutex_clear (&f.lock);

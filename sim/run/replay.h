@@ -23,6 +23,7 @@
 #include "traces/decisions.h"
 #include "sim/run/emit.h"
 #include "sim/run/warm.h"
+#include "sim/run/untraced.h"
 #include "sim/run/page-events.h"
 #include "traces/stream.h"
 #include "traces/info.h"
@@ -101,6 +102,16 @@ typedef struct {
   /* What the replay did with the trace's events. */
   guint64 events;
   guint64 allocs_replayed, frees_replayed, implicit_frees_replayed;
+  /* Frees the trace shows only by a pointer coming back or its page being
+   * freed (sim/run/untraced.h): lifetimes found each way, and the frees
+   * the replay made for them, as kfree at the page free or as kfree_rcu a
+   * grace period before the evidence (frees at a tree's destruction are
+   * counted with the page ones: both are kfree at the evidence). */
+  guint64 untraced_by_reuse, untraced_by_page_free, untraced_by_mm_destroy;
+  guint64 untraced_page_frees, untraced_kfree_rcu;
+  guint64 untraced_reused_after, untraced_contradicted;
+  /* RCU callbacks run, and still waiting for their grace period at the end. */
+  guint64 rcu_callbacks, rcu_pending;
   guint64 skipped_failed_allocs, skipped_null_frees, skipped_unknown_frees;
   /* The recording kernel's own allocations and their frees
    * (traces/internal.h), left out of the replay. */
@@ -115,6 +126,10 @@ typedef struct {
    * frees (explicit or implicit) of their pointers */
   guint64 refused_allocs, skipped_refused_frees;
   guint64 events_without_cpu;     /* no [cpu] in the trace: replayed on CPU 0 */
+  /* --lenient: trace lines skipped because they did not parse. */
+  guint64 malformed_lines;
+  /* --check: times the invariant checkers ran (and all held). */
+  guint64 checks;
   guint64 caches_created;
   /* The trace's page events (sim/run/page-events.h).  Slab pages: the
    * recording kernel's slab and large-kmalloc blocks, never replayed (the
@@ -176,7 +191,8 @@ SimReplay *sim_replay_new (const char *spec, const SimReplayOptions *opt,
 /* Bind the replay to @stream's strings and name (@trace as the caller
  * named it) and place @warm's objects (NULL: none). */
 gboolean sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
-                           const SimWarmSet *warm, const SimPageClass *pages, GError **error);
+                           const SimWarmSet *warm, const SimPageClass *pages,
+                           const SimUntracedSet *untraced, GError **error);
 gboolean sim_replay_feed (SimReplay *rp, const SimTraceEvent *ev, guint n, GError **error);
 /* The final check and the report into the result. */
 gboolean sim_replay_finish (SimReplay *rp, GError **error);

@@ -103,11 +103,18 @@ why_far (const SimValidateRow *row, const char *allocator, gboolean need_cause)
   const SimDecisionCache *rec = row->rec;
   const SimKernelCache *kc = sim_kernel_cache_lookup (row->name);
   GString *w = g_string_new (NULL);
-  if (kc && kc->sheaf_capacity)
-    g_string_append (w, "a sheaf cache whose frees are RCU-deferred in 6.18 (kfree_rcu into the "
-                        "rcu_free sheaf, SLAB_TYPESAFE_BY_RCU); the model frees at once and has "
-                        "no rcu_free sheaf, so its slabs empty and go back on another schedule "
-                        "than the kernel's: the RCU-sheaf work is issue 14");
+  if (kc && kc->untraced_free == SIM_KC_UNTRACED_MAPLE_TREE)
+    g_string_append (w, "most of its frees have no tracepoint in 6.18 (kfree_rcu into the "
+                        "rcu_free sheaf, kmem_cache_free_bulk when a tree is destroyed): the "
+                        "replay infers them from pointers coming back, freed slab pages and "
+                        "destroyed trees (sim/run/untraced.h) and places each kfree_rcu a "
+                        "grace period before its evidence, so the model's frees come as early "
+                        "as the evidence allows, not when the kernel made them; objects the "
+                        "trace never shows again stay live in the model");
+  else if (kc && kc->sheaf_capacity)
+    g_string_append (w, "a sheaf cache (6.18): objects come back through sheaves from many "
+                        "slabs, and SLAB_TYPESAFE_BY_RCU defers its slab frees by a grace "
+                        "period, which the model does not");
   if (rec && rec->implicit * 10 > rec->allocs)
     g_string_append_printf (w, "%s%" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT " allocations "
                             "reuse a pointer still live: the kernel recycled those objects on "

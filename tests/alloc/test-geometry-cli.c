@@ -114,6 +114,22 @@ test_sheaf_capacity (void **state)
   assert_int_equal (run_input (in, &out2, &err, (const char *[]) { "-a", "slub@2.6.34", NULL }), 1);
   tu_assert_contains (err, "FILE:2: cache \"maple_node\": sheaf_capacity does not exist in 2.6.34 "
                            "(kmem_cache_args.sheaf_capacity arrived in 6.18)");
+
+  /* 7.x (slub@7.x = 7.0): every cache has sheaves, by
+   * calculate_sheaf_capacity (26 -> 28 for 256-byte slots, 60 below 256,
+   * 12 from 1 KiB, 4 from a page), the request kept when larger; the
+   * kmalloc caches get theirs too; no cpu partial slabs (0). */
+  g_autofree char *o7 = NULL, *k7 = NULL;
+  assert_int_equal (run_input (in, &o7, NULL, (const char *[]) { "-a", "slub@7.x", "-c", "2",
+                                                                "--merge", NULL }), 0);
+  tu_assert_contains (o7, "maple_node\t256\t256\t0\t16\t0\t5\t32\tmaple_node\n");
+  tu_assert_contains (o7, "big\t3000\t3000\t3\t10\t0\t5\t12\tbig\n");
+  assert_int_equal (tu_run (&k7, NULL, (const char *[]) { "geometry", "-a", "slub@7.x", "-c", "2", "-k", NULL }), 0);
+  tu_assert_contains (k7, "kmalloc-8\t8\t8\t0\t512\t0\t5\t60\n");
+  tu_assert_contains (k7, "kmalloc-192\t192\t192\t0\t21\t0\t5\t60\n");
+  tu_assert_contains (k7, "kmalloc-256\t256\t256\t0\t16\t0\t5\t28\n");
+  tu_assert_contains (k7, "kmalloc-1k\t1024\t1024\t2\t16\t0\t5\t12\n");
+  tu_assert_contains (k7, "kmalloc-4k\t4096\t4096\t3\t8\t0\t6\t4\n");
 }
 
 static void
@@ -166,7 +182,7 @@ test_usage_errors (void **state)
 {
   (void) state;
   expect_usage_error ((const char *[]) { "geometry", "-k", "-a", "slub@2.6.22", NULL },
-                      "geometry: slub: unknown kernel \"2.6.22\" (expected one of: 6.18, 2.6.34, 2.6.23)");
+                      "geometry: slub: unknown kernel \"2.6.22\" (expected one of: 6.18, 7.0, 2.6.34, 2.6.23)");
   expect_usage_error ((const char *[]) { "geometry", "-k", "-a", "slub@6.18:slub_max_oder=2", NULL },
                       "unknown parameter \"slub_max_oder\" (expected one of: slub_min_order, slub_max_order,");
   expect_usage_error ((const char *[]) { "geometry", "-k", "-a", "slub@2.6.23:slab_min_object=8", NULL },

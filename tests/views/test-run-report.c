@@ -72,6 +72,11 @@ test_html (void **state)
       g_autofree char *tip = g_strdup_printf ("<title>%s: ", labels[i]);
       tu_assert_contains (html, tip);
     }
+  /* Busiest caches matched across eras: SLAB's size-8192 is SLUB's
+   * kmalloc-8192; skbuff_head_cache is in 2.6.34's merged :t-0000256. */
+  tu_assert_contains (html, "<title>slub@2.6.34: kmalloc-8192 alloc fastpath ");
+  tu_assert_contains (html, "<title>slub@2.6.34: :t-0000256 alloc fastpath ");
+  tu_assert_contains (html, "<title>slqb@2.6.31-slqb: kmalloc-8192 alloc fastpath ");
   /* A comparison draws bars, not one-row heat maps, and no grid. */
   tu_assert_contains (html, "<h2>Side by side</h2>");
   assert_null (strstr (html, "Over the sweep grid"));
