@@ -204,6 +204,7 @@ struct Slab {
   guint8     order;
   guint8     frozen;
   guint8     where;
+  SimAddr    obj_exts;      /* 6.10+: its slabobj_ext vector (a kmalloc), 0: none */
   guint16    next_free[];   /* the free pointer stored in each object */
 };
 

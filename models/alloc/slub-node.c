@@ -150,6 +150,15 @@ discard_slab (SimSlub *m, SimOp *op, Slab *slab)
   n->nr_slabs--;
   n->total_objects -= slab->objects;
   wr_page (op, slab);                /* __ClearPageSlab, reset mapcount */
+  if (slab->obj_exts)
+    {
+      /* unaccount_slab -> free_slab_obj_exts: kfree of the vector */
+      SimAddr v = slab->obj_exts;
+      slab->obj_exts = 0;
+      if (m->env.internal)
+        m->env.internal (m->env.internal_data, op->cpu, v, 0, "__free_slab", TRUE);
+      sim_slub_free (m, op, v);
+    }
   g_hash_table_remove (m->slab_of, GSIZE_TO_POINTER (slab->base));
   sim_page_free (m->env.pages, op, slab->base, slab->order);
   g_free (slab);

@@ -346,12 +346,64 @@ slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
   return addr;
 }
 
+/* 6.10+ with memcg (the recording kernel of the shared traces):
+ * memcg_slab_post_alloc_hook charges an accounted object (__GFP_ACCOUNT,
+ * or a SLAB_ACCOUNT cache: the trace's accounted=true) in its slab's
+ * slabobj_ext vector, which the slab gets at its first accounted object
+ * (alloc_slab_obj_exts: kcalloc_node of one entry per object on the
+ * slab's node, without __GFP_ACCOUNT so it is never charged itself; 8
+ * bytes an entry with CONFIG_MEMCG and no allocation profiling: the
+ * shared traces' vectors are 8 x objects).  The vector is kfree'd when the
+ * slab is (free_slab_obj_exts from __free_slab).  The kernel makes it
+ * eagerly in allocate_slab for SLAB_ACCOUNT caches; the model has no
+ * SLAB_ACCOUNT flag, so every slab gets it at its first accounted object,
+ * within the same allocation. */
+#define SLAB_OBJ_EXT_SIZE 8
+
+static void
+obj_exts_account (SimSlub *m, SimOp *op, SimAddr addr, guint32 gfp)
+{
+  Slab *slab = g_hash_table_lookup (m->slab_of,
+                                    GSIZE_TO_POINTER (sim_page_head (m->env.pages, addr)));
+  if (slab == NULL)
+    return;                    /* a large kmalloc: its pages are charged, no vector */
+  if (slab->obj_exts == 0)
+    {
+      gsize size = (gsize) slab->objects * SLAB_OBJ_EXT_SIZE;
+      SimAddr v = sim_slub_kmalloc (m, op, size, slab->node,
+                                    (gfp & ~SIM_GFP_ACCOUNT) | SIM_GFP_ZERO);
+      if (v == 0)
+        return;                /* the kernel marks the failure and goes on uncharged */
+      slab->obj_exts = v;
+      if (m->env.internal)
+        m->env.internal (m->env.internal_data, op->cpu, v, size, "alloc_slab_obj_exts", FALSE);
+      sim_op_write (op, slab->page + 40, 8, SIM_MEM_STRUCT_PAGE);   /* slab->obj_exts */
+    }
+  guint idx = (guint) ((addr - slab->base) / slab->s->g.size);
+  /* obj_exts[off].objcg = objcg */
+  sim_op_write (op, slab->obj_exts + (SimAddr) idx * SLAB_OBJ_EXT_SIZE, 8, SIM_MEM_CACHE_META);
+}
+
+/* memcg_slab_free_hook: the object's entry is read (and cleared when it
+ * was charged). */
+static inline void
+obj_exts_uncharge (SimOp *op, const Slab *slab, SimAddr addr)
+{
+  if (slab->obj_exts == 0)
+    return;
+  guint idx = (guint) ((addr - slab->base) / slab->s->g.size);
+  sim_op_read (op, slab->obj_exts + (SimAddr) idx * SLAB_OBJ_EXT_SIZE, 8, SIM_MEM_CACHE_META);
+}
+
 SimAddr
 sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 gfp)
 {
   g_return_val_if_fail (id < m->caches->len, 0);
   SlubCache *s = g_ptr_array_index (m->caches, id);
-  return m->era->ops->alloc (m, op, s, node, gfp);
+  SimAddr a = m->era->ops->alloc (m, op, s, node, gfp);
+  if (a && (gfp & SIM_GFP_ACCOUNT) && m->era->id >= SIM_SLUB_6_18)
+    obj_exts_account (m, op, a, gfp);
+  return a;
 }
 
 /* ------------------------------------------------------------------ */
@@ -573,6 +625,7 @@ sim_slub_free (SimSlub *m, SimOp *op, SimAddr addr)
       return TRUE;
     }
   rd_page (op, slab);                          /* page->slab / slab->slab_cache */
+  obj_exts_uncharge (op, slab, addr);
   m->era->ops->free (m, op, slab, addr);
   return TRUE;
 }
@@ -585,6 +638,7 @@ sim_slub_cache_free (SimSlub *m, SimOp *op, SimAddr addr)
   Slab *slab = slab_of_addr (m, op, addr);
   if (slab == NULL)
     return FALSE;          /* kmem_cache_free of a page is a kernel bug */
+  obj_exts_uncharge (op, slab, addr);
   m->era->ops->free (m, op, slab, addr);
   return TRUE;
 }

@@ -17,7 +17,7 @@
  *    sheaves, memcg vectors of older kernels: traces/internal.h) and their
  *    frees are not workload: they are left out for every era and counted.
  *    A model whose kernel makes such allocations makes its own (slub@6.18
- *    allocates its sheaves; it makes no obj_exts vectors, docs/models/slub.md).
+ *    allocates its sheaves and obj_exts vectors, docs/models/slub.md).
  *  - Trace CPU t runs on machine CPU map[t] (--cpu-map; the default is
  *    compact: socket 0 first, one thread per core first, sim/run/cpu-map.h),
  *    so a 2-CPU recording replays on two cores of one socket.
@@ -861,6 +861,10 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
 
   gint node = ev->node >= 0 ? ev->node : SIM_NUMA_NO_NODE;
   guint32 gfp = model_gfp (ev->gfp);
+  /* accounted= (6.18) is __GFP_ACCOUNT or a SLAB_ACCOUNT cache: either
+   * way memcg charges the object. */
+  if (ev->accounted > 0)
+    gfp |= SIM_GFP_ACCOUNT;
   SimCacheId id = SIM_CACHE_NONE;
   if (!sim_trace_kind_is_kmalloc (ev->kind))
     {

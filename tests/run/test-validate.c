@@ -350,6 +350,75 @@ test_warm (void **state)
   g_unlink (path);
 }
 
+/* The issue's acceptance (issue 11): with slub@6.18 on the bundled 2-CPU
+ * machine, every busy cache's new and freed slabs within max(3%, 2 slabs)
+ * of the recorded kernel's, cold and warm, on all three shared traces;
+ * a cache that is not says why.  The one exception today is listed with
+ * its reason, not hidden: hackbench-T-g2-l50's kmalloc-128 holds the
+ * recording kernel's obj_exts vectors, 13 of its 41 slabs predate the
+ * recording (their vectors are freed from __free_slab, never allocated in
+ * the trace, so warm start cannot place them) and a model starting empty
+ * takes new slabs for them.  The sheaf caches (RCU-deferred frees, issue
+ * 14) are not busy in these traces; where far off they must say why (the
+ * grace period their frees wait for). */
+static void
+test_acceptance (void **state)
+{
+  (void) state;
+  static const struct {
+    const char *trace;
+    guint busy;
+    const char *far, *why;       /* the busy cache that may disagree, and its reason */
+  } t[] = {
+    { "traces/samples/hackbench-T-g2-l50.trace.gz", 3, "kmalloc-128",
+      "slabs that existed before recording started" },
+    { "traces/samples/hackbench-T-g1-l50.perf-script.gz", 2, NULL, NULL },
+    { "traces/samples/udp-4k.trace.gz", 1, NULL, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    {
+      g_autofree char *js = validate_json (t[i].trace, NULL);
+      assert_int_equal (tu_json_uint (js, NULL, "busy"), t[i].busy);
+      guint agree = 0;
+      for (const char *p = js; (p = strstr (p, "\"busy\": true")); p++)
+        {
+          const char *name = g_strrstr_len (js, p - js, "\"name\": \"") + 9;
+          g_autofree char *n = g_strndup (name, strcspn (name, "\""));
+          gboolean cold = strncmp (strstr (p, "\"agree_cold\": "), "\"agree_cold\": true", 18) == 0;
+          gboolean warm = strncmp (strstr (p, "\"agree_warm\": "), "\"agree_warm\": true", 18) == 0;
+          if (cold && warm)
+            {
+              agree++;
+              continue;
+            }
+          if (t[i].far == NULL || strcmp (n, t[i].far) != 0)
+            {
+              print_error ("%s: busy cache %s is outside max(3%%, 2 slabs)\n", t[i].trace, n);
+              fail ();
+            }
+          const char *why = strstr (p, "\"why\": ");
+          g_autofree char *w = g_strndup (why, strcspn (why, "\n"));
+          tu_assert_contains (w, t[i].why);
+        }
+      assert_int_equal (agree, t[i].busy - (t[i].far ? 1 : 0));
+      /* A sheaf cache far off names the RCU-deferred frees. */
+      const char *sheaf[] = { "maple_node", "vm_area_struct" };
+      for (guint k = 0; k < G_N_ELEMENTS (sheaf); k++)
+        {
+          g_autofree char *anchor = g_strdup_printf ("\"name\": \"%s\",", sheaf[k]);
+          const char *c = strstr (js, anchor);
+          if (c == NULL)
+            continue;
+          const char *why = strstr (c, "\"why\": ");
+          if (strncmp (why, "\"why\": null", 11) != 0)
+            {
+              g_autofree char *w = g_strndup (why, strcspn (why, "\n"));
+              tu_assert_contains (w, "grace period");
+            }
+        }
+    }
+}
+
 int
 main (void)
 {
@@ -359,6 +428,7 @@ main (void)
     cmocka_unit_test (test_emit_round_trip),
     cmocka_unit_test (test_emit_errors),
     cmocka_unit_test (test_warm),
+    cmocka_unit_test (test_acceptance),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
