@@ -36,10 +36,9 @@
  * slabs, strict_numa, freelist randomisation (objects in address order),
  * the prefilled-sheaf API, barn_shrink and kmem_cache_shrink (kfree_rcu's
  * rcu_free sheaf is modelled, for 6.18 and 7.x alike, in slub-rcu.c).  A
- * cache without
- * sheaves (the boot caches) goes straight to ___slab_alloc: the failing
- * trylock on its bootstrap sheaf is charged as the read of s->cpu_sheaves
- * only.  new_slab threads the whole freelist before alloc_from_new_slab
+ * cache without sheaves (the boot caches) goes straight to ___slab_alloc:
+ * the failing trylock on its bootstrap sheaf is charged as the read of
+ * s->cpu_sheaves only.  new_slab threads the whole freelist before alloc_from_new_slab
  * takes objects from it, one free pointer store per taken object more
  * than build_slab_freelist makes.  As everywhere in the model, an
  * operation runs to completion on its CPU: the cmpxchg never fails, a
