@@ -4,7 +4,7 @@
  * barn and its limit of 10 full sheaves, the NUMA bypasses, caches and
  * eras without sheaves left as they were, the invariant checker under a
  * random mix, and a replay of a real trace. */
-#include "tests/alloc/world.h"
+#include "tests/alloc/slub-fix.h"
 #include "models/alloc/slub.h"
 #include "models/page/page-alloc.h"
 #include "sim/config/machine.h"
@@ -15,110 +15,6 @@
 
 #define CAP 32
 
-typedef struct {
-  TuWorld w;
-  SimSlub *slub;
-  SimOp op;
-  guint64 cycles;                  /* summed over every operation */
-} Fix;
-
-static Fix *
-fix_new_on (const char *spec_text, const char *const *overrides)
-{
-  Fix *f = g_new0 (Fix, 1);
-  GError *error = NULL;
-  tu_world_init (&f->w, spec_text, overrides, 0, FALSE);
-  f->slub = sim_slub_new (f->w.spec, &f->w.env, &error);
-  tu_world_assert_model (f->slub, error);
-  return f;
-}
-
-/* One node unless the test is about NUMA. */
-static Fix *
-fix_new (const char *spec_text)
-{
-  return fix_new_on (spec_text, (const char *[]) { "numa=false", NULL });
-}
-
-static void
-fix_free (Fix *f)
-{
-  sim_slub_free_model (f->slub);
-  tu_world_clear (&f->w);
-  g_free (f);
-}
-
-static SimOp *
-on (Fix *f, guint cpu)
-{
-  sim_op_begin (&f->op, f->w.mem, cpu, 0);
-  return &f->op;
-}
-
-static void
-done (Fix *f)
-{
-  f->cycles += sim_op_cycles (&f->op);
-}
-
-static SimCacheId
-cache (Fix *f, const char *name, guint size, guint32 capacity)
-{
-  SimCacheSpec spec = { .name = name, .object_size = size, .sheaf_capacity = capacity };
-  GError *error = NULL;
-  SimCacheId id = sim_slub_cache_create (f->slub, on (f, 0), &spec, &error);
-  assert_true (id != SIM_CACHE_NONE);
-  return id;
-}
-
-static void
-info (Fix *f, SimCacheId id, SimSlubCacheInfo *out)
-{
-  sim_slub_cache_info (f->slub, id, out);
-  sim_slub_cache_info_clear (out);
-}
-
-static void
-check (Fix *f)
-{
-  GError *error = NULL;
-  if (!sim_slub_check (f->slub, &error))
-    {
-      print_error ("invariant: %s\n", error->message);
-      fail ();
-    }
-}
-
-static SimAddr
-alloc1 (Fix *f, SimCacheId id, guint cpu, gint node, guint32 gfp)
-{
-  SimAddr a = sim_slub_cache_alloc (f->slub, on (f, cpu), id, node, gfp);
-  done (f);
-  assert_true (a != 0);
-  return a;
-}
-
-static void
-free1 (Fix *f, guint cpu, SimAddr a)
-{
-  assert_true (sim_slub_free (f->slub, on (f, cpu), a));
-  done (f);
-}
-
-/* Allocations that may sleep (GFP_KERNEL): the only ones that refill. */
-static void
-alloc_n (Fix *f, SimCacheId id, guint cpu, SimAddr *objs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    objs[i] = alloc1 (f, id, cpu, SIM_NUMA_NO_NODE, SIM_GFP_WAIT);
-}
-
-static void
-free_n (Fix *f, guint cpu, SimAddr *objs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    free1 (f, cpu, objs[i]);
-}
 
 /* The first allocation finds main empty, no spare and an empty barn
  * (barn_get_fail), so it fills a newly allocated sheaf with 32 objects
