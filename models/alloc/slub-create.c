@@ -530,6 +530,17 @@ bootstrap_kmalloc_sheaves (SimSlub *m, SimOp *op, GError **error)
   return TRUE;
 }
 
+/* A model refused before it made anything: free what parsing made. */
+static SimSlub *
+abandon_early (SimSlub *m)
+{
+  if (m->p.sheaf_capacity_of)
+    g_hash_table_destroy (m->p.sheaf_capacity_of);
+  g_free (m->kernel);
+  g_free (m);
+  return NULL;
+}
+
 SimSlub *
 sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
 {
@@ -586,11 +597,7 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
           (*error)->message = g_strconcat (msg, "expected one of: ", list, ")", NULL);
           g_free (msg);
         }
-      if (m->p.sheaf_capacity_of)
-        g_hash_table_destroy (m->p.sheaf_capacity_of);
-      g_free (m->kernel);
-      g_free (m);
-      return NULL;
+      return abandon_early (m);
     }
   if (m->p.pass_through < 0)
     m->p.pass_through = -1;
@@ -600,11 +607,7 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
                    "slub@%s: slub_stats=1: this kernel has no CONFIG_SLUB_STATS (added in 2.6.25)",
                    era->name);
-      if (m->p.sheaf_capacity_of)
-        g_hash_table_destroy (m->p.sheaf_capacity_of);
-      g_free (m->kernel);
-      g_free (m);
-      return NULL;
+      return abandon_early (m);
     }
   if (!era->sheaves_all && era->id != SIM_SLUB_6_18
       && (m->p.sheaf_capacity >= 0 || m->p.sheaf_capacity_of))
@@ -612,11 +615,7 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       g_set_error (error, SIM_CONFIG_ERROR, SIM_CONFIG_ERROR_BAD_VALUE,
                    "slub@%s: sim_sheaf_capacity: this kernel has no sheaves (6.18 and 7.x do)",
                    era->name);
-      if (m->p.sheaf_capacity_of)
-        g_hash_table_destroy (m->p.sheaf_capacity_of);
-      g_free (m->kernel);
-      g_free (m);
-      return NULL;
+      return abandon_early (m);
     }
 
   m->caches = g_ptr_array_new ();
