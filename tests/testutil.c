@@ -163,3 +163,18 @@ tu_golden_matches (const char *rel, const char *actual)
     }
   return TRUE;
 }
+
+char *
+tu_sweep_on_trace (const char *rel_yaml, const char *trace)
+{
+  g_autofree char *yaml_path = tu_source_path (rel_yaml);
+  g_autofree char *yaml = NULL;
+  assert_true (g_file_get_contents (yaml_path, &yaml, NULL, NULL));
+  const char *line = strstr (yaml, "\ntrace: ");
+  assert_non_null (line);
+  const char *eol = strchr (line + 1, '\n');
+  assert_non_null (eol);
+  g_autofree char *head = g_strndup (yaml, (gsize) (line - yaml));
+  g_autofree char *text = g_strdup_printf ("%s\ntrace: %s%s", head, trace, eol);
+  return tu_write_temp (".yaml", text, -1);
+}

@@ -23,6 +23,10 @@ int tu_run_stdin (char **out, char **err, const char *input, const char *const *
 
 /* Write @contents to a fresh temporary file with @suffix; returns its path. */
 char *tu_write_temp (const char *suffix, const char *contents, gssize len);
+/* A temporary copy of the bundled sweep file @rel_yaml (from the source
+ * root) whose "trace:" line names @trace instead: the same sweep, run on a
+ * trace the test just generated. */
+char *tu_sweep_on_trace (const char *rel_yaml, const char *trace);
 
 /* The unsigned number of the first "KEY": after @anchor (NULL: the start)
  * in pretty-printed JSON such as "slabsim run --format json" writes;

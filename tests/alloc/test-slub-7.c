@@ -502,16 +502,8 @@ test_sheaves_sweep (void **state)
   (void) state;
   g_autofree char *trace = tu_trace_gen ("hackbench", "6.18",
                                          (const char *[]) { "--cpus", "4", "--loops", "2", NULL });
-  g_autofree char *yaml_path = tu_source_path ("configs/sweeps/sheaves.yaml");
-  g_autofree char *yaml = NULL;
-  assert_true (g_file_get_contents (yaml_path, &yaml, NULL, NULL));
-  const char *line = strstr (yaml, "\ntrace: ");
-  assert_non_null (line);
-  const char *eol = strchr (line + 1, '\n');
-  assert_non_null (eol);
-  g_autofree char *head = g_strndup (yaml, (gsize) (line - yaml));
-  g_autofree char *text = g_strdup_printf ("%s\ntrace: %s%s", head, trace, eol);
-  g_autofree char *sweep = tu_write_temp (".yaml", text, -1);
+  /* The same sweep, on the trace just generated. */
+  g_autofree char *sweep = tu_sweep_on_trace ("configs/sweeps/sheaves.yaml", trace);
   g_autofree char *dir = g_dir_make_tmp ("sheaves-XXXXXX", NULL);
   g_autofree char *out = g_build_filename (dir, "out", NULL);
   char *err = NULL;

@@ -61,17 +61,8 @@ test_tbench_sweep (void **state)
 {
   (void) state;
   g_autofree char *trace = tu_trace_gen ("tbench", "2.6.23", (const char *[]) { "--cpus", "16", NULL });
-  g_autofree char *yaml_path = tu_source_path ("configs/sweeps/tbench-order.yaml");
-  g_autofree char *yaml = NULL;
-  assert_true (g_file_get_contents (yaml_path, &yaml, NULL, NULL));
   /* The same sweep, on the trace just generated. */
-  const char *line = strstr (yaml, "\ntrace: ");
-  assert_non_null (line);
-  const char *eol = strchr (line + 1, '\n');
-  assert_non_null (eol);
-  g_autofree char *head = g_strndup (yaml, (gsize) (line - yaml));
-  g_autofree char *text = g_strdup_printf ("%s\ntrace: %s%s", head, trace, eol);
-  g_autofree char *sweep = tu_write_temp (".yaml", text, -1);
+  g_autofree char *sweep = tu_sweep_on_trace ("configs/sweeps/tbench-order.yaml", trace);
   g_autofree char *dir = g_dir_make_tmp ("case000-XXXXXX", NULL);
   assert_non_null (dir);
   g_autofree char *out = g_build_filename (dir, "out", NULL);
