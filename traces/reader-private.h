@@ -1,5 +1,6 @@
 /* reader-private.h - the reader's state, shared by the text and native decoders.
- * Not an API: only traces/reader.c and traces/native.c include it. */
+ * Not an API: only the reader's own files (traces/reader*.c, traces/native.c)
+ * include it. */
 #pragma once
 
 #include "traces/reader.h"
@@ -62,6 +63,9 @@ struct _SimTraceReader {
    * cache name or task name costs one compare instead of a hash of the
    * whole string.  0 = empty. */
   guint32 memo[4][64];
+
+  /* A trace-cmd trace.dat (traces/reader-tracecmd.c); NULL otherwise. */
+  struct _SimTraceDat *dat;
 };
 
 /* Ensure at least @need unread bytes (fewer only at end of input); returns
@@ -73,5 +77,21 @@ gboolean sim_trace_native_open (SimTraceReader *r, GError **error);
 gboolean sim_trace_native_next (SimTraceReader *r, SimTraceEvent *ev, GError **error);
 
 void sim_trace_stats_add_other (SimTraceStats *s, const char *name, gsize len, guint64 n);
+
+/* trace-cmd's trace.dat (traces/reader-tracecmd.c): open from @file when it
+ * is a regular file, else from a copy of the rest of r->in; without
+ * libtracecmd in the build, an error saying so. */
+gboolean sim_trace_dat_open (SimTraceReader *r, const char *file, GError **error);
+gboolean sim_trace_dat_next (SimTraceReader *r, SimTraceEvent *ev, GError **error);
+void     sim_trace_dat_close (SimTraceReader *r);
+
+/* The text parser's field scan of one event's "key=value ..." text (what
+ * the kmem tracepoints print), into @ev (kind, ts, cpu, pid, comm already
+ * set; the other fields reset by the caller); FALSE with *msg set (free
+ * it) when a field is missing or malformed. */
+gboolean sim_trace_text_fields (SimTraceReader *r, const char *p, const char *e,
+                                SimTraceEvent *ev, GString **msg);
+/* Intern a task name as the text parser does. */
+guint32  sim_trace_intern_comm (SimTraceReader *r, const char *s, gsize len);
 
 G_END_DECLS

@@ -38,6 +38,8 @@
 #define SNIFF_BYTES  (64u << 10)
 
 static const char native_magic[8] = { (char) 0x89, 'S', 'L', 'A', 'B', 'T', 'R', '\n' };
+/* trace-cmd's trace.dat (traces/reader-tracecmd.c) */
+static const char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 /* ---- kinds and gfp ---------------------------------------------------- */
 
@@ -64,7 +66,7 @@ sim_trace_kind_from_name (const char *name, gsize len)
 }
 
 static const char *const format_names[] = {
-  "auto", "ftrace", "trace-cmd", "perf-script", "native",
+  "auto", "ftrace", "trace-cmd", "perf-script", "native", "trace-cmd-dat",
 };
 
 const char *
@@ -382,9 +384,11 @@ sniff_text (const char *p, gsize n)
   return SIM_TRACE_FORMAT_FTRACE;
 }
 
-SimTraceReader *
-sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
-                      GError **error)
+/* @file: the path @in reads from (it starts at byte 0), or NULL; a
+ * trace.dat is opened from it directly instead of from a copy. */
+static SimTraceReader *
+reader_new (GInputStream *in, const char *name, SimTraceFormat format, const char *file,
+            GError **error)
 {
   g_return_val_if_fail (G_IS_INPUT_STREAM (in), NULL);
   g_autoptr (SimTraceReader) r = g_new0 (SimTraceReader, 1);
@@ -414,6 +418,7 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
   if (plen >= 2 && peek[0] == 0x1f && peek[1] == 0x8b)
     {
       r->in = sim_gzip_input_new (bis);   /* every member, see gzip-input.h */
+      file = NULL;
     }
   else
     r->in = g_object_ref (bis);
@@ -425,6 +430,8 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
     {
       if (n >= sizeof native_magic && memcmp (r->buf, native_magic, sizeof native_magic) == 0)
         format = SIM_TRACE_FORMAT_NATIVE;
+      else if (n >= sizeof dat_magic && memcmp (r->buf, dat_magic, sizeof dat_magic) == 0)
+        format = SIM_TRACE_FORMAT_TRACE_CMD_DAT;
       else
         {
           gsize at;
@@ -442,7 +449,16 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
   r->format = r->source_format = format;
   if (format == SIM_TRACE_FORMAT_NATIVE && !sim_trace_native_open (r, error))
     return NULL;
+  if (format == SIM_TRACE_FORMAT_TRACE_CMD_DAT && !sim_trace_dat_open (r, file, error))
+    return NULL;
   return g_steal_pointer (&r);
+}
+
+SimTraceReader *
+sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
+                      GError **error)
+{
+  return reader_new (in, name, format, NULL, error);
 }
 
 SimTraceReader *
@@ -460,7 +476,8 @@ sim_trace_reader_open (const char *path, GError **error)
       g_error_free (local);
       return NULL;
     }
-  return sim_trace_reader_new (in, is_stdin ? "(stdin)" : path, SIM_TRACE_FORMAT_AUTO, error);
+  return reader_new (in, is_stdin ? "(stdin)" : path, SIM_TRACE_FORMAT_AUTO,
+                     is_stdin ? sim_stdin_path () : path, error);
 }
 
 void
@@ -468,6 +485,7 @@ sim_trace_reader_free (SimTraceReader *r)
 {
   if (r == NULL)
     return;
+  sim_trace_dat_close (r);
   g_clear_object (&r->in);
   g_free (r->name);
   g_free (r->buf);
@@ -919,9 +937,11 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
   return LINE_EVENT;
 }
 
-/* "CPU:3 [LOST 123 EVENTS]" (ftrace, trace-cmd) and perf's PERF_RECORD_LOST /
- * PERF_RECORD_LOST_SAMPLES lines ("... PERF_RECORD_LOST lost 17" or with an
- * id: the count is the number after "lost"). */
+/* "CPU:3 [LOST 123 EVENTS]" (ftrace), "CPU:3 [123 EVENTS DROPPED]" or
+ * "CPU:3 [EVENTS DROPPED]" (trace-cmd report; the count when the ring
+ * buffer kept it) and perf's PERF_RECORD_LOST / PERF_RECORD_LOST_SAMPLES
+ * lines ("... PERF_RECORD_LOST lost 17" or with an id: the count is the
+ * number after "lost"). */
 static gboolean
 parse_lost (SimTraceReader *r, const char *p, gsize len)
 {
@@ -930,6 +950,14 @@ parse_lost (SimTraceReader *r, const char *p, gsize len)
   const char *num = NULL;
   if (m)
     num = m + 6;
+  else if (len >= 5 && memcmp (p, "CPU:", 4) == 0 &&
+           (m = g_strstr_len (p, len, "EVENTS DROPPED]")) != NULL)
+    {
+      const char *lb = memchr (p, '[', m - p);
+      if (lb == NULL)
+        return FALSE;
+      num = lb + 1;          /* no digits there: a marker without a count */
+    }
   else if ((m = g_strstr_len (p, len, "PERF_RECORD_LOST")) != NULL)
     {
       const char *l = g_strstr_len (m, e - m, "lost ");
@@ -1167,6 +1195,19 @@ other:
   return LINE_SKIP;
 }
 
+gboolean
+sim_trace_text_fields (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
+                       GString **msg)
+{
+  return parse_fields (r, p, e, ev, msg) == LINE_EVENT;
+}
+
+guint32
+sim_trace_intern_comm (SimTraceReader *r, const char *s, gsize len)
+{
+  return intern_memo (r, MEMO_COMM, s, len);
+}
+
 static gboolean
 text_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
 {
@@ -1250,7 +1291,8 @@ sim_trace_reader_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
     return FALSE;
   GError *local = NULL;
   gboolean ok = r->format == SIM_TRACE_FORMAT_NATIVE ? sim_trace_native_next (r, ev, &local)
-                                                     : text_next (r, ev, &local);
+               : r->format == SIM_TRACE_FORMAT_TRACE_CMD_DAT ? sim_trace_dat_next (r, ev, &local)
+               : text_next (r, ev, &local);
   if (local)
     {
       r->sticky = g_error_copy (local);

@@ -152,6 +152,7 @@ typedef enum {
   SIM_TRACE_FORMAT_TRACE_CMD,  /* trace-cmd report (ftrace text with its header) */
   SIM_TRACE_FORMAT_PERF,       /* perf script */
   SIM_TRACE_FORMAT_NATIVE,
+  SIM_TRACE_FORMAT_TRACE_CMD_DAT,  /* trace-cmd record's trace.dat, via libtracecmd */
 } SimTraceFormat;
 const char *sim_trace_format_name (SimTraceFormat f);
 
