@@ -78,20 +78,16 @@ gboolean sim_trace_native_next (SimTraceReader *r, SimTraceEvent *ev, GError **e
 
 void sim_trace_stats_add_other (SimTraceStats *s, const char *name, gsize len, guint64 n);
 
-/* trace-cmd's trace.dat (traces/reader-tracecmd.c): open from @file when it
- * is a regular file, else from a copy of the rest of r->in; without
- * libtracecmd in the build, an error saying so. */
+/* trace-cmd's trace.dat (traces/reader-tracecmd.c): a child process
+ * prints its records as `trace-cmd report -t` does, and r->in becomes that
+ * text (read by the text parser).  Open from @file when it is a regular
+ * file, else from a copy of the rest of r->in; without libtracecmd in the
+ * build, an error saying so.  _finish waits for the child at the end of its
+ * text (FALSE with @error when it failed or crashed). */
 gboolean sim_trace_dat_open (SimTraceReader *r, const char *file, GError **error);
-gboolean sim_trace_dat_next (SimTraceReader *r, SimTraceEvent *ev, GError **error);
+gboolean sim_trace_dat_finish (SimTraceReader *r, GError **error);
 void     sim_trace_dat_close (SimTraceReader *r);
 
-/* The text parser's field scan of one event's "key=value ..." text (what
- * the kmem tracepoints print), into @ev (kind, ts, cpu, pid, comm already
- * set; the other fields reset by the caller); FALSE with *msg set (free
- * it) when a field is missing or malformed. */
-gboolean sim_trace_text_fields (SimTraceReader *r, const char *p, const char *e,
-                                SimTraceEvent *ev, GString **msg);
-/* Intern a task name as the text parser does. */
-guint32  sim_trace_intern_comm (SimTraceReader *r, const char *s, gsize len);
+
 
 G_END_DECLS

@@ -37,6 +37,7 @@
  * an early refusal would leak it).  Left out: trace-cmd's buffer instances
  * (-B: only the top-level buffer is read) and guest/host merged traces.
  */
+#define _GNU_SOURCE 1              /* pipe2, close_range */
 #include "traces/reader-private.h"
 #include "sim/core/errors.h"
 
@@ -47,20 +48,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <glib/gstdio.h>
+#include <gio/gunixinputstream.h>
 #include <trace-cmd/trace-cmd.h>
 
 typedef struct _SimTraceDat SimTraceDat;
 
 struct _SimTraceDat {
-  struct tracecmd_input *h;
-  struct tep_handle *tep;
-  int ncpu;
-  struct tep_record **next;     /* per CPU: the next record, NULL when drained */
-  gboolean *drained;
-  struct trace_seq seq;
-  guint64 records;              /* records handed out so far (all events) */
+  pid_t pid;                    /* the child printing the records; 0 when reaped */
 };
 
 static gpointer
@@ -254,6 +254,142 @@ check_head (SimTraceReader *r, int fd, GError **error)
   return TRUE;
 }
 
+/* ---- the child: libtracecmd prints the records ---------------------------- */
+
+/* A small buffered writer on the pipe (the child uses no GLib). */
+typedef struct {
+  int fd;
+  gsize len;
+  char buf[1 << 16];
+} Out;
+
+static gboolean
+out_flush (Out *o)
+{
+  gsize done = 0;
+  while (done < o->len)
+    {
+      ssize_t n = write (o->fd, o->buf + done, o->len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      done += n;
+    }
+  o->len = 0;
+  return TRUE;
+}
+
+static gboolean
+out_put (Out *o, const char *s, gsize len)
+{
+  while (len > 0)
+    {
+      if (o->len == sizeof o->buf && !out_flush (o))
+        return FALSE;
+      gsize n = MIN (len, sizeof o->buf - o->len);
+      memcpy (o->buf + o->len, s, n);
+      o->len += n;
+      s += n;
+      len -= n;
+    }
+  return TRUE;
+}
+
+/* The earliest pending record over all CPUs (the lowest CPU on a tie, as
+ * tracecmd_peek_next_data picks), or NULL at the end. */
+static struct tep_record *
+take_next (struct tracecmd_input *h, int ncpu, struct tep_record **next, gboolean *drained,
+           int *cpu)
+{
+  int best = -1;
+  for (int c = 0; c < ncpu; c++)
+    {
+      if (next[c] == NULL && !drained[c])
+        {
+          next[c] = tracecmd_read_data (h, c);
+          if (next[c] == NULL)
+            drained[c] = TRUE;
+        }
+      if (next[c] && (best < 0 || next[c]->ts < next[best]->ts))
+        best = c;
+    }
+  if (best < 0)
+    return NULL;
+  struct tep_record *rec = next[best];
+  next[best] = NULL;
+  *cpu = best;
+  return rec;
+}
+
+enum { CHILD_OK = 0, CHILD_HEADERS = 3, CHILD_WRITE = 4, CHILD_CPUS = 5 };
+
+/* Print every record of the trace.dat on @in as `trace-cmd report -t`
+ * prints it (without plugins) to @out; the exit status says how it ended. */
+static G_GNUC_NORETURN void
+child_report (int in, int out)
+{
+  quiet_libs (NULL);
+  struct tracecmd_input *h = tracecmd_open_fd (in, TRACECMD_FL_LOAD_NO_PLUGINS);
+  if (h == NULL)
+    _exit (CHILD_HEADERS);
+  struct tep_handle *tep = tracecmd_get_tep (h);
+  int ncpu = tep ? tep_get_cpus (tep) : -1;
+  if (ncpu < 0 || ncpu > 65536)
+    _exit (CHILD_CPUS);
+  static Out o;
+  o.fd = out;
+  struct tep_record **next = calloc (MAX (ncpu, 1), sizeof *next);
+  gboolean *drained = calloc (MAX (ncpu, 1), sizeof *drained);
+  struct trace_seq seq;
+  trace_seq_init (&seq);
+  char line[160];
+  int n = snprintf (line, sizeof line, "cpus=%d\n", ncpu);
+  if (next == NULL || drained == NULL || !out_put (&o, line, n))
+    _exit (CHILD_WRITE);
+  int cpu;
+  struct tep_record *rec;
+  while ((rec = take_next (h, ncpu, next, drained, &cpu)) != NULL)
+    {
+      if (rec->missed_events > 0)
+        n = snprintf (line, sizeof line, "CPU:%d [%lld EVENTS DROPPED]\n", cpu,
+                      (long long) rec->missed_events);
+      else if (rec->missed_events < 0)
+        n = snprintf (line, sizeof line, "CPU:%d [EVENTS DROPPED]\n", cpu);
+      else
+        n = 0;
+      if (n > 0 && !out_put (&o, line, n))
+        _exit (CHILD_WRITE);
+      struct tep_event *event = tep_find_event_by_record (tep, rec);
+      int pid = tep_data_pid (tep, rec);
+      const char *comm = tep_data_comm_from_pid (tep, pid);
+      trace_seq_reset (&seq);
+      /* the task, CPU and time as report -t prints them; the event's own
+       * print format for its fields */
+      trace_seq_printf (&seq, "%16s-%-7d [%03d] %llu.%09llu: %s: ", comm ? comm : "<...>", pid,
+                        cpu, (unsigned long long) (rec->ts / 1000000000ull),
+                        (unsigned long long) (rec->ts % 1000000000ull),
+                        event && event->name ? event->name : "[unknown event]");
+      if (event)
+        tep_print_event (tep, &seq, rec, "%s", TEP_PRINT_INFO);
+      trace_seq_putc (&seq, '\n');
+      trace_seq_terminate (&seq);
+      /* a record's text never holds a newline but its own last one (a
+       * string field could): the line reader must see one line */
+      for (unsigned i = 0; seq.buffer && i + 1 < seq.len; i++)
+        if (seq.buffer[i] == '\n' || seq.buffer[i] == '\0')
+          seq.buffer[i] = ' ';
+      if (seq.state != TRACE_SEQ__GOOD || !out_put (&o, seq.buffer, seq.len))
+        _exit (CHILD_WRITE);
+      tracecmd_free_record (rec);
+    }
+  if (!out_flush (&o))
+    _exit (CHILD_WRITE);
+  _exit (CHILD_OK);
+}
+
+/* ---- the parent: the text reader on the child's output ------------------- */
+
 gboolean
 sim_trace_dat_open (SimTraceReader *r, const char *file, GError **error)
 {
@@ -275,41 +411,103 @@ sim_trace_dat_open (SimTraceReader *r, const char *file, GError **error)
     fd = spool (r, error);
   if (fd < 0)
     return FALSE;
-  /* the text buffer is not used again */
-  r->pos = r->end;
-  r->eof = TRUE;
   if (!check_head (r, fd, error))
     {
       close (fd);
       return FALSE;
     }
 
-  struct tracecmd_input *h = tracecmd_open_fd (fd, TRACECMD_FL_LOAD_NO_PLUGINS);
-  /* from here the descriptor is libtracecmd's (closed by tracecmd_close,
-   * also when tracecmd_open_fd fails after check_head's checks) */
-  if (h == NULL)
+  int p[2];
+  if (pipe2 (p, O_CLOEXEC) != 0)
     {
-      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
-                   "%s: libtracecmd could not read this trace.dat's headers (event formats, "
-                   "kallsyms, options or CPU data offsets): the file is cut or corrupt "
-                   "(does `trace-cmd report -i %s` read it?)", r->name, r->name);
+      int e = errno;
+      close (fd);
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: pipe: %s", r->name,
+                   g_strerror (e));
       return FALSE;
     }
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      int e = errno;
+      close (fd);
+      close (p[0]);
+      close (p[1]);
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: fork: %s", r->name,
+                   g_strerror (e));
+      return FALSE;
+    }
+  if (pid == 0)
+    {
+      /* only the trace.dat and the pipe stay open; a write to a reader
+       * that went away ends the child */
+      close (p[0]);
+      /* a crash ends the child, whatever handlers the parent installed
+       * (a test harness's would run the parent's code on here) */
+      static const int sigs[] = { SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM };
+      for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+        signal (sigs[i], SIG_DFL);
+      int in = fcntl (fd, F_DUPFD, 100), out = fcntl (p[1], F_DUPFD, 100);
+      if (in < 0 || out < 0 || dup2 (in, 3) != 3 || dup2 (out, 4) != 4)
+        _exit (CHILD_WRITE);
+      close_range (5, ~0u, 0);
+      child_report (3, 4);
+    }
+  close (fd);
+  close (p[1]);
+
   SimTraceDat *d = g_new0 (SimTraceDat, 1);
+  d->pid = pid;
   r->dat = d;
-  d->h = h;
-  d->tep = tracecmd_get_tep (h);
-  d->ncpu = d->tep ? tep_get_cpus (d->tep) : 0;
-  if (d->tep == NULL || d->ncpu < 0 || d->ncpu > 65536)
-    {
-      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
-                   "%s: expected a trace.dat with 0 to 65536 CPUs, got %d", r->name, d->ncpu);
-      return FALSE;
-    }
-  d->next = g_new0 (struct tep_record *, MAX (d->ncpu, 1));
-  d->drained = g_new0 (gboolean, MAX (d->ncpu, 1));
-  trace_seq_init (&d->seq);
+  /* the text reader reads the child's lines from here on */
+  g_clear_object (&r->in);
+  r->in = g_unix_input_stream_new (p[0], TRUE);
+  r->pos = r->end = 0;
+  r->consumed = 0;
+  r->eof = FALSE;
+  /* the child's first line says it read the headers */
+  if (sim_trace_reader_fill (r, 1, error) < 0)
+    return FALSE;
+  if (r->end == 0)
+    return sim_trace_dat_finish (r, error);
   return TRUE;
+}
+
+/* Wait for the child; FALSE with @error set when it did not end well. */
+gboolean
+sim_trace_dat_finish (SimTraceReader *r, GError **error)
+{
+  SimTraceDat *d = r->dat;
+  if (d == NULL || d->pid <= 0)
+    return TRUE;
+  int status = 0;
+  pid_t w;
+  while ((w = waitpid (d->pid, &status, 0)) < 0 && errno == EINTR)
+    ;
+  d->pid = 0;
+  if (w < 0)
+    return TRUE;
+  if (WIFEXITED (status) && WEXITSTATUS (status) == CHILD_OK)
+    return TRUE;
+  if (WIFEXITED (status) && WEXITSTATUS (status) == CHILD_HEADERS)
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
+                 "%s: libtracecmd could not read this trace.dat's headers (event formats, "
+                 "kallsyms, options or CPU data offsets): the file is cut or corrupt "
+                 "(does `trace-cmd report -i %s` read it?)", r->name, r->name);
+  else if (WIFEXITED (status) && WEXITSTATUS (status) == CHILD_CPUS)
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
+                 "%s: expected a trace.dat with 0 to 65536 CPUs", r->name);
+  else if (WIFSIGNALED (status))
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
+                 "%s: libtracecmd crashed (signal %d) reading this trace.dat after %"
+                 G_GUINT64_FORMAT " lines of its report: the file is corrupt", r->name,
+                 WTERMSIG (status), r->lineno);
+  else
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO,
+                 "%s: reading the trace.dat failed after %" G_GUINT64_FORMAT
+                 " lines of its report (status %d)", r->name, r->lineno,
+                 WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+  return FALSE;
 }
 
 void
@@ -318,117 +516,16 @@ sim_trace_dat_close (SimTraceReader *r)
   SimTraceDat *d = r->dat;
   if (d == NULL)
     return;
-  for (int c = 0; d->next && c < d->ncpu; c++)
-    if (d->next[c])
-      tracecmd_free_record (d->next[c]);
-  g_free (d->next);
-  g_free (d->drained);
-  if (d->seq.buffer)
-    trace_seq_destroy (&d->seq);
-  tracecmd_close (d->h);
+  if (d->pid > 0)
+    {
+      /* the reader stopped early: end the child rather than wait for it */
+      kill (d->pid, SIGKILL);
+      int status;
+      while (waitpid (d->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    }
   g_free (d);
   r->dat = NULL;
-}
-
-/* The earliest pending record over all CPUs (the lowest CPU on a tie), or
- * NULL at the end. */
-static struct tep_record *
-take_next (SimTraceDat *d, int *cpu)
-{
-  int best = -1;
-  for (int c = 0; c < d->ncpu; c++)
-    {
-      if (d->next[c] == NULL && !d->drained[c])
-        {
-          d->next[c] = tracecmd_read_data (d->h, c);
-          if (d->next[c] == NULL)
-            d->drained[c] = TRUE;
-        }
-      if (d->next[c] && (best < 0 || d->next[c]->ts < d->next[best]->ts))
-        best = c;
-    }
-  if (best < 0)
-    return NULL;
-  struct tep_record *rec = d->next[best];
-  d->next[best] = NULL;
-  *cpu = best;
-  return rec;
-}
-
-gboolean
-sim_trace_dat_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
-{
-  SimTraceDat *d = r->dat;
-  for (;;)
-    {
-      int cpu = 0;
-      struct tep_record *rec = take_next (d, &cpu);
-      if (rec == NULL)
-        {
-          r->done = TRUE;
-          return FALSE;
-        }
-      d->records++;
-      if (rec->missed_events != 0)
-        {
-          r->stats.lost_markers++;
-          if (rec->missed_events > 0)
-            r->stats.lost_events += (guint64) rec->missed_events;
-        }
-      struct tep_event *event = tep_find_event_by_record (d->tep, rec);
-      int kind = event && event->name ? sim_trace_kind_from_name (event->name,
-                                                                  strlen (event->name)) : -1;
-      if (kind < 0)
-        {
-          /* as report prints it: the event's name, or its number */
-          g_autofree char *name = event && event->name ? g_strdup (event->name)
-                                  : g_strdup_printf ("[event %d]", tep_data_type (d->tep, rec));
-          sim_trace_stats_add_other (&r->stats, name, strlen (name), 1);
-          r->stats.skipped_lines++;
-          tracecmd_free_record (rec);
-          continue;
-        }
-
-      memset (ev, 0, sizeof *ev);
-      ev->kind = (SimTraceKind) kind;
-      ev->cpu = cpu;
-      ev->ts_ns = rec->ts;
-      ev->node = ev->order = ev->migratetype = ev->accounted = -1;
-      ev->pid = tep_data_pid (d->tep, rec);
-      if (ev->pid < -1)
-        ev->pid = -1;
-      const char *comm = tep_data_comm_from_pid (d->tep, ev->pid);
-      if (comm && *comm)
-        ev->comm_id = sim_trace_intern_comm (r, comm, strlen (comm));
-
-      trace_seq_reset (&d->seq);
-      tep_print_event (d->tep, &d->seq, rec, "%s", TEP_PRINT_INFO);
-      trace_seq_terminate (&d->seq);
-      GString *msg = NULL;
-      gboolean ok = d->seq.state == TRACE_SEQ__GOOD &&
-                    sim_trace_text_fields (r, d->seq.buffer, d->seq.buffer + d->seq.len, ev, &msg);
-      if (d->seq.state != TRACE_SEQ__GOOD && msg == NULL)
-        msg = g_string_new ("libtraceevent could not print the event's fields");
-      tracecmd_free_record (rec);
-      if (ok)
-        {
-          ev->line = d->records;
-          r->stats.events++;
-          r->stats.by_kind[ev->kind]++;
-          return TRUE;
-        }
-      if (r->lenient)
-        {
-          r->stats.malformed_lines++;
-          g_string_free (msg, TRUE);
-          continue;
-        }
-      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_MALFORMED,
-                   "%s: record %" G_GUINT64_FORMAT " (CPU %d, %s): %s", r->name, d->records, cpu,
-                   sim_trace_kind_name (ev->kind), msg->str);
-      g_string_free (msg, TRUE);
-      return FALSE;
-    }
 }
 
 #else /* !HAVE_LIBTRACECMD */
@@ -445,12 +542,11 @@ sim_trace_dat_open (SimTraceReader *r, const char *file, GError **error)
 }
 
 gboolean
-sim_trace_dat_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
+sim_trace_dat_finish (SimTraceReader *r, GError **error)
 {
   (void) r;
-  (void) ev;
   (void) error;
-  return FALSE;
+  return TRUE;
 }
 
 void

@@ -1195,19 +1195,6 @@ other:
   return LINE_SKIP;
 }
 
-gboolean
-sim_trace_text_fields (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
-                       GString **msg)
-{
-  return parse_fields (r, p, e, ev, msg) == LINE_EVENT;
-}
-
-guint32
-sim_trace_intern_comm (SimTraceReader *r, const char *s, gsize len)
-{
-  return intern_memo (r, MEMO_COMM, s, len);
-}
-
 static gboolean
 text_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
 {
@@ -1234,6 +1221,8 @@ text_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
             }
           if (r->pos == r->end)
             {
+              if (r->dat && !sim_trace_dat_finish (r, error))
+                return FALSE;
               if (r->stats.events == 0 && r->unrecognised > 0 && r->stats.lost_markers == 0 &&
                   g_hash_table_size (r->stats.other_events) == 0)
                 {
@@ -1290,9 +1279,9 @@ sim_trace_reader_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
   if (r->done)
     return FALSE;
   GError *local = NULL;
+  /* a trace.dat is read as the text its child process prints */
   gboolean ok = r->format == SIM_TRACE_FORMAT_NATIVE ? sim_trace_native_next (r, ev, &local)
-               : r->format == SIM_TRACE_FORMAT_TRACE_CMD_DAT ? sim_trace_dat_next (r, ev, &local)
-               : text_next (r, ev, &local);
+                                                     : text_next (r, ev, &local);
   if (local)
     {
       r->sticky = g_error_copy (local);
