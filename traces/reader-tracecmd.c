@@ -1,41 +1,38 @@
 /* reader-tracecmd.c - the reader's decoder of trace-cmd's trace.dat, through
- * libtracecmd and libtraceevent (trace-cmd 3.x; file versions 6 and 7,
+ * libtracecmd and libtraceevent (trace-cmd 3.x: file versions 6 and 7,
  * compressed or not).
  *
  * `trace-cmd record -e kmem:...` is how most kernel people record, and its
  * trace.dat holds the ring buffer's binary records plus everything needed
  * to print them (the events' formats, kallsyms, saved task names).  The
  * events must come out exactly as the text reader makes them from the same
- * file's `trace-cmd report -t` text, so the decoder does what report does:
- * records in timestamp order across CPUs (the lowest CPU first on equal
- * timestamps, as tracecmd_peek_next_data picks), each one's fields printed
- * with the event's own print format by tep_print_event (the kernel's
- * TP_printk: gfp_flags as names, call_site as sym+0xoff from the file's
- * kallsyms), and that "key=value" text read by the text parser's field scan
- * (sim_trace_text_fields).  So every era's field set reads the same way as
- * in text: no name= before 6.18 / 5.12, node= and accounted= only where the
- * kernel prints them, the *_node events of older kernels.  Task names come
- * from the file's saved cmdlines, as report prints them ("<...>" when the
- * kernel did not save one).  No plugins are loaded (TRACECMD_FL_LOAD_NO_
- * PLUGINS): what a system's plugins add to report's lines (plugin_kmem's
- * "(func+off)" before the fields) is not a field, and the result must not
- * depend on the machine that reads the file.
+ * file's `trace-cmd report -t` text, so the decoder does what report does
+ * and hands the text reader that text: records in timestamp order across
+ * CPUs (the lowest CPU first on equal timestamps, as tracecmd_peek_next_data
+ * picks), each printed as "comm-pid [cpu] sec.nsec: event: fields", the
+ * fields by the event's own print format (the kernel's TP_printk: gfp_flags
+ * as names, call_site as sym+0xoff from the file's kallsyms), dropped events
+ * as report's "CPU:N [M EVENTS DROPPED]".  So every era's field set reads
+ * as in text (no name= before 6.18 / 5.12, node= and accounted= only where
+ * the kernel prints them, the *_node events of older kernels), and line
+ * numbers in messages are those of the file's report.  No plugins are loaded
+ * (TRACECMD_FL_LOAD_NO_PLUGINS): plugin_kmem's "(func+off)" before the
+ * fields is not a field, and the result must not depend on the machine that
+ * reads the file.
  *
- * Dropped events (record->missed_events) count as report's "CPU:N [M EVENTS
- * DROPPED]" markers do in text: lost_markers, and lost_events when the ring
- * buffer kept the count.  Events we do not read are counted by name in
- * other_events, as in text.
- *
- * libtracecmd reads from a file descriptor and seeks, so the trace.dat is
- * opened from its path when it is a regular file; from standard input, a
- * gzip-compressed one or a memory stream (the fuzzer), the bytes are first
- * copied into an unlinked temporary file.  Before libtracecmd sees the
- * file, its fixed head (magic, version, endianness, long size, page size,
- * compression) is checked here, so that a file libtracecmd would refuse at
- * that point gets a precise error, and so that every later refusal happens
- * after libtracecmd owns the descriptor (tracecmd_open_fd closes it then;
- * an early refusal would leak it).  Left out: trace-cmd's buffer instances
- * (-B: only the top-level buffer is read) and guest/host merged traces.
+ * libtracecmd 1.3 is not hardened against corrupt files (a cut trace.dat
+ * crashes tracecmd_close inside tracecmd_open_fd), so it runs in a forked
+ * child that writes the text into a pipe; the parent reads the pipe as a
+ * text trace (r->in) and, at its end, waits for the child: a failure or a
+ * crash there is an error naming the file and how far its report got, never
+ * a crash of slabsim.  Before the fork the file's fixed head (magic,
+ * version, endianness, long size, page size, compression) is checked here,
+ * so the commonest mistakes get a precise message.  libtracecmd reads from a
+ * descriptor and seeks: a regular file is opened from its path; standard
+ * input, a gzip-compressed trace.dat or a memory stream (the fuzzer) is
+ * first copied into an unlinked temporary file.  Left out: trace-cmd's buffer
+ * instances (-B: only the top-level buffer is read) and guest/host merged
+ * traces.
  */
 #define _GNU_SOURCE 1              /* pipe2, close_range */
 #include "traces/reader-private.h"
@@ -393,9 +390,6 @@ child_report (int in, int out)
 gboolean
 sim_trace_dat_open (SimTraceReader *r, const char *file, GError **error)
 {
-  static GOnce once = G_ONCE_INIT;
-  g_once (&once, quiet_libs, NULL);
-
   int fd = -1;
   if (file != NULL)
     {
