@@ -474,6 +474,8 @@ typedef struct {
   GCond              cond;
   Batch              ring[DIN_RING];
   guint64            produced, consumed;
+  gboolean           waiting;    /* one side waits on cond (GLib's signal is a
+                                    system call even when nobody waits) */
   gboolean           done;       /* the reader has published its last batch */
   gboolean           cancel;     /* the consumer failed */
   GError            *reader_error;
@@ -509,6 +511,25 @@ call_fn (Batcher *b, const Batch *bt, GError **error)
   return b->fn (&v, b->user_data, error);
 }
 
+/* The ring's two sides, with b->mu held: at most one of them waits at a
+ * time (the ring cannot be empty and full at once). */
+static void
+wait (Batcher *b)
+{
+  b->waiting = TRUE;
+  g_cond_wait (&b->cond, &b->mu);
+}
+
+static void
+wake (Batcher *b)
+{
+  if (b->waiting)
+    {
+      b->waiting = FALSE;
+      g_cond_signal (&b->cond);
+    }
+}
+
 /* The current batch is complete (full, or the last): hand it over.  FALSE
  * when the consumer has failed.  @last: no batch follows, so do not wait
  * for a free slot. */
@@ -526,9 +547,9 @@ emit (Batcher *b, gboolean last)
     }
   g_mutex_lock (&b->mu);
   b->produced++;
-  g_cond_signal (&b->cond);
+  wake (b);
   while (!last && !b->cancel && b->produced - b->consumed == DIN_RING)
-    g_cond_wait (&b->cond, &b->mu);
+    wait (b);
   gboolean ok = !b->cancel;
   g_mutex_unlock (&b->mu);
   if (!ok)
@@ -594,7 +615,7 @@ reader_thread (gpointer data)
   g_mutex_lock (&b->mu);
   b->reader_error = err;
   b->done = TRUE;
-  g_cond_signal (&b->cond);
+  wake (b);
   g_mutex_unlock (&b->mu);
   return NULL;
 }
@@ -646,7 +667,7 @@ sim_din_read_batches (const char *path, const SimDinBatchOptions *opt,
         {
           g_mutex_lock (&b->mu);
           while (b->consumed == b->produced && !b->done)
-            g_cond_wait (&b->cond, &b->mu);
+            wait (b);
           gboolean have = b->consumed < b->produced;
           g_mutex_unlock (&b->mu);
           if (!have)
@@ -657,7 +678,7 @@ sim_din_read_batches (const char *path, const SimDinBatchOptions *opt,
           b->consumed++;
           if (!ok)
             b->cancel = TRUE;
-          g_cond_signal (&b->cond);
+          wake (b);
           g_mutex_unlock (&b->mu);
           if (!ok)
             break;
