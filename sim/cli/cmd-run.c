@@ -4,7 +4,6 @@
 #include "sim/core/stdin.h"
 #include "sim/core/output.h"
 #include "sim/config/machine.h"
-#include "models/alloc/alloc-spec.h"
 #include "sim/run/replay.h"
 #include "sim/run/cpu-map.h"
 #include "sim/report/run-report.h"
@@ -65,41 +64,6 @@ write_view (const SimView *v, const SimReplayResult *results, guint n, SimFormat
     g_prefix_error (error, "run: ");
   g_string_free (o, TRUE);
   return ok;
-}
-
-/* A parameter the model holds at another value than the spec gave (the
- * kernel's own clamps: setup_slub_max_order() makes slub_max_order=99
- * 10) is run as the kernel would run it, but said: the model's canonical
- * parameters are compared with the spec's, so no model prints. */
-static void
-warn_changed_params (const char *spec_text, const SimReplayResult *r)
-{
-  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, NULL);
-  if (spec == NULL || r->params == NULL)
-    return;
-  g_auto (GStrv) held = g_strsplit (r->params, ",", -1);
-  for (guint i = 0; i < spec->params->len; i++)
-    {
-      const SimAllocParam *p = &g_array_index (spec->params, SimAllocParam, i);
-      if (p->value == NULL)
-        continue;
-      /* SLUB's 6.x slab_* spellings set the slub_* variables. */
-      g_autofree char *alias = g_str_has_prefix (p->key, "slab_") && strcmp (r->allocator, "slub") == 0
-                               ? g_strconcat ("slub_", p->key + 5, NULL) : NULL;
-      for (char **h = held; *h; h++)
-        {
-          const char *eq = strchr (*h, '=');
-          if (eq == NULL)
-            continue;
-          gsize klen = (gsize) (eq - *h);
-          gboolean same_key = (strlen (p->key) == klen && strncmp (*h, p->key, klen) == 0)
-                              || (alias && strlen (alias) == klen && strncmp (*h, alias, klen) == 0);
-          if (same_key && strcmp (eq + 1, p->value) != 0)
-            fprintf (stderr, "slabsim run: warning: %s@%s: %s=%s is %s in effect, as the "
-                     "kernel's parameter code sets it\n", r->allocator, r->kernel, p->key,
-                     p->value, eq + 1);
-        }
-    }
 }
 
 gboolean
@@ -349,7 +313,8 @@ sim_cmd_run (int argc, char **argv, GError **error)
       ok = FALSE;
     }
   for (guint i = 0; ok && i < n; i++)
-    warn_changed_params (specs[i], &results[i]);
+    sim_cli_warn_held_params ("run", specs[i], results[i].allocator, results[i].kernel,
+                              results[i].params);
   /* Say what --check checked (diagnostics go to stderr). */
   for (guint i = 0; ok && check && i < n; i++)
     {
