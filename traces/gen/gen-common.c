@@ -1175,6 +1175,7 @@ gen_free (SimGen *g)
     g_array_free (g->free_pages[i], TRUE);
   g_free (g->free_pages);
   g_string_free (g->out, TRUE);
+  g_free (g);
 }
 
 static gboolean
