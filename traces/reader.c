@@ -331,7 +331,12 @@ sim_trace_reader_fill (SimTraceReader *r, gsize need, GError **error)
           return -1;
         }
       if (n == 0)
-        r->eof = TRUE;
+        {
+          r->eof = TRUE;
+          /* perf's output ended: it must have ended well (reader-perf.c). */
+          if (r->perf && !sim_trace_perf_finish (r, r->consumed + r->end, error))
+            return -1;
+        }
       r->end += n;
     }
   return r->end - r->pos;
@@ -384,11 +389,11 @@ sniff_text (const char *p, gsize n)
   return SIM_TRACE_FORMAT_FTRACE;
 }
 
-/* @file: the path @in reads from (it starts at byte 0), or NULL; a
- * trace.dat is opened from it directly instead of from a copy. */
+/* @path and @f, when given, name a file perf can reopen (sim_trace_reader_open);
+ * a trace.dat is opened from @f directly instead of from a copy. */
 static SimTraceReader *
-reader_new (GInputStream *in, const char *name, SimTraceFormat format, const char *file,
-            GError **error)
+reader_new (GInputStream *in, const char *name, const char *path, GFile *f,
+            SimTraceFormat format, GError **error)
 {
   g_return_val_if_fail (G_IS_INPUT_STREAM (in), NULL);
   g_autoptr (SimTraceReader) r = g_new0 (SimTraceReader, 1);
@@ -401,9 +406,9 @@ reader_new (GInputStream *in, const char *name, SimTraceFormat format, const cha
   /* gzip: peek at the magic through a buffered stream, then decompress. */
   g_autoptr (GInputStream) bis = g_buffered_input_stream_new_sized (in, 4096);
   gsize avail = 0;
-  while (avail < 2)
+  while (avail < 8)
     {
-      gssize n = g_buffered_input_stream_fill (G_BUFFERED_INPUT_STREAM (bis), 2 - avail, NULL, error);
+      gssize n = g_buffered_input_stream_fill (G_BUFFERED_INPUT_STREAM (bis), 8 - avail, NULL, error);
       if (n < 0)
         {
           g_prefix_error (error, "%s: ", r->name);
@@ -418,7 +423,20 @@ reader_new (GInputStream *in, const char *name, SimTraceFormat format, const cha
   if (plen >= 2 && peek[0] == 0x1f && peek[1] == 0x8b)
     {
       r->in = sim_gzip_input_new (bis);   /* every member, see gzip-input.h */
-      file = NULL;
+      f = NULL;                           /* a trace.dat in it is read from a copy */
+    }
+  else if (format == SIM_TRACE_FORMAT_AUTO && sim_trace_perf_magic (peek, plen))
+    {
+      if (path == NULL)
+        {
+          g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                       "%s: a perf.data can only be read from a file", r->name);
+          return NULL;
+        }
+      r->in = sim_trace_perf_open (r, path, f, error);   /* its `perf script` text */
+      if (r->in == NULL)
+        return NULL;
+      format = SIM_TRACE_FORMAT_PERF;
     }
   else
     r->in = g_object_ref (bis);
@@ -430,6 +448,13 @@ reader_new (GInputStream *in, const char *name, SimTraceFormat format, const cha
     {
       if (n >= sizeof native_magic && memcmp (r->buf, native_magic, sizeof native_magic) == 0)
         format = SIM_TRACE_FORMAT_NATIVE;
+      else if (sim_trace_perf_magic (r->buf, n))
+        {
+          g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                       "%s: a compressed perf.data cannot be read (perf needs the file): "
+                       "decompress it first", r->name);
+          return NULL;
+        }
       else if (n >= sizeof dat_magic && memcmp (r->buf, dat_magic, sizeof dat_magic) == 0)
         format = SIM_TRACE_FORMAT_TRACE_CMD_DAT;
       else
@@ -449,8 +474,12 @@ reader_new (GInputStream *in, const char *name, SimTraceFormat format, const cha
   r->format = r->source_format = format;
   if (format == SIM_TRACE_FORMAT_NATIVE && !sim_trace_native_open (r, error))
     return NULL;
-  if (format == SIM_TRACE_FORMAT_TRACE_CMD_DAT && !sim_trace_dat_open (r, file, error))
-    return NULL;
+  if (format == SIM_TRACE_FORMAT_TRACE_CMD_DAT)
+    {
+      g_autofree char *file = f ? g_file_get_path (f) : NULL;
+      if (!sim_trace_dat_open (r, file, error))
+        return NULL;
+    }
   return g_steal_pointer (&r);
 }
 
@@ -458,7 +487,7 @@ SimTraceReader *
 sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
                       GError **error)
 {
-  return reader_new (in, name, format, NULL, error);
+  return reader_new (in, name, NULL, NULL, format, error);
 }
 
 SimTraceReader *
@@ -476,8 +505,7 @@ sim_trace_reader_open (const char *path, GError **error)
       g_error_free (local);
       return NULL;
     }
-  return reader_new (in, is_stdin ? "(stdin)" : path, SIM_TRACE_FORMAT_AUTO,
-                     is_stdin ? sim_stdin_path () : path, error);
+  return reader_new (in, is_stdin ? "(stdin)" : path, path, f, SIM_TRACE_FORMAT_AUTO, error);
 }
 
 void
@@ -487,6 +515,7 @@ sim_trace_reader_free (SimTraceReader *r)
     return;
   sim_trace_dat_close (r);
   g_clear_object (&r->in);
+  sim_trace_perf_free (r->perf);
   g_free (r->name);
   g_free (r->buf);
   sim_strtab_clear (&r->strs);

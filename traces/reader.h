@@ -7,8 +7,10 @@
  * output (both "ftrace" text), and `perf script` text of `perf record -e
  * kmem:*`.  Either may be gzip-compressed.  It also reads slabsim's own
  * binary "native" format (traces/native.h, docs/trace-format.md), which
- * `slabsim trace convert` writes for fast re-replay.  The format is sniffed
- * from the content, never from the file name.
+ * `slabsim trace convert` writes for fast re-replay, and a perf.data file
+ * through `perf script` run as a subprocess when perf is on the PATH
+ * (traces/reader-perf.c).  The format is sniffed from the content, never
+ * from the file name.
  *
  * Fields are found by name, so the field sets of every era read the same way:
  * no name= before 6.18 (kmem_cache_alloc) / 5.12 (kmem_cache_free), node= and
@@ -16,8 +18,8 @@
  * page events' 2.6.3x names (mm_page_free_direct, mm_pagevec_free).  It
  * reads trace-cmd's trace.dat too, through libtracecmd when the build has it
  * (traces/reader-tracecmd.c: the same events as its `trace-cmd report -t`
- * text).  What the reader leaves out: xz/zstd compression, perf.data (convert
- * it to text with perf script), and merging per-CPU trace_pipe_raw streams.
+ * text).  What the reader leaves out: xz/zstd compression, perf.data without
+ * perf, and merging per-CPU trace_pipe_raw streams.
  *
  * Memory is bounded by the distinct strings of a trace (call sites, cache
  * names, gfp strings, task names), never by its length: lines are parsed in

@@ -98,9 +98,10 @@ typedef struct {
  * once, next to the code that needs them (docs/machines.md, "Limits").
  *
  * Host memory: each line of every cache instance costs 9 bytes (tag and
- * state) plus 8 bytes per set under plru; the coherence directory has a
- * power of two of slots >= 1.5 x all those lines, each 8 x (2 + one word per
- * 64 coherence domains) bytes.  The total may not pass this cap. */
+ * state), one more under lru (its recency rank), plus 8 bytes per set under
+ * plru; the coherence directory has a power of two of slots >= 1.5 x all
+ * those lines, each 8 x (2 + one word per 64 coherence domains) bytes.  The
+ * total may not pass this cap. */
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 /* The fuzz build (scripts/fuzz-brief) runs under a 2 GiB RSS limit, and
  * fuzz-sweep builds the machines it is given. */
@@ -154,6 +155,23 @@ guint32    sim_memsys_access         (SimMemSys *ms, guint cpu, guint64 addr,
 guint32    sim_memsys_access_class   (SimMemSys *ms, guint cpu, guint64 addr,
                                       guint32 size, SimAccKind kind,
                                       SimMemClass cls);
+
+/* One access of a batch (sim_memsys_access_refs): 16 bytes, so that a
+ * trace reader can hand the model whole arrays of them. */
+typedef struct {
+  guint64 addr;
+  guint32 size;
+  guint16 cpu;            /* below sim_memsys_n_cpus (SIM_MACHINE_MAX_CPUS fits) */
+  guint8  kind;           /* SimAccKind */
+  guint8  reserved;       /* 0 */
+} SimMemRef;
+
+/* Apply @n accesses in order (class SIM_MEM_OTHER): the same state and
+ * counters as calling sim_memsys_access for each, without a call per access;
+ * the host cache sets of each access are prefetched (sim_memsys_prefetch) a
+ * few accesses before it.  Latencies are added to the CPUs' cycle counters
+ * as usual, not returned. */
+void       sim_memsys_access_refs    (SimMemSys *ms, const SimMemRef *refs, gsize n);
 
 /* A hint that @cpu will access @addr soon: starts the host's loads of the
  * tag and state sets (and the directory slot) that access will probe, so a
