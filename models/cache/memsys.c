@@ -1553,10 +1553,10 @@ victim_fill (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
 /* Put @block into instance @inst of level @l (not present there), evicting
  * as needed.  The caller has already recorded the holder in the directory. */
 static ALWAYS_INLINE void
-insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, guint8 bits,
+                guint cpu)
 {
   Level *L = &ms->lv[l];
-  gsize base = set_base (L, inst, block);
   guint w = victim_way (L, base);
   guint64 vb = L->tag[base + w];
   guint8 vbits = L->st[base + w];
@@ -1570,6 +1570,12 @@ insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
    * and the (out-of-line) eviction is not called at all. */
   if (vb != NO_LINE && (l != 0 || (vbits & (ST_INL2 | ST_DIRTY)) != ST_INL2))
     evict (ms, l, inst, vb, vbits, cpu);
+}
+
+static ALWAYS_INLINE void
+insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+{
+  insert_line_at (ms, l, inst, set_base (&ms->lv[l], inst, block), block, bits, cpu);
 }
 
 /* ---- Full mode: one line ------------------------------------------------ */
@@ -1636,7 +1642,7 @@ invalidate_others (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st)
 
 static guint
 access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
-             SimAccKind kind, SimMemClass cls, int l1_way)
+             SimAccKind kind, SimMemClass cls, int l1_way, gsize l1_base)
 {
   const SimMachine *m = ms->m;
   SimCpuMemStats *st = &ms->stats[cpu];
@@ -1645,11 +1651,14 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   guint8 hit_bits = 0;
   gsize hit_base = 0;           /* and where: coherence actions below never */
   guint hit_way = 0;            /* move lines in our own path's sets */
+  /* Every level's set on the core's path (filled below the hit level). */
+  gsize bases[SIM_MACHINE_MAX_LEVELS];
+  bases[0] = l1_base;
 
   if (l1_way >= 0)
     {
       hit = 0;
-      hit_base = set_base (&ms->lv[0], core, block);
+      hit_base = l1_base;
       hit_way = (guint) l1_way;
       hit_bits = ms->lv[0].st[hit_base + hit_way];
     }
@@ -1659,7 +1668,6 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       st->class_misses[cls][0]++;
       /* The outer tag sets are likely host-cache misses: start them all
        * now so that they overlap. */
-      gsize bases[SIM_MACHINE_MAX_LEVELS];
       for (guint l = 1; l < ms->n_levels; l++)
         {
           const Level *L = &ms->lv[l];
@@ -1940,7 +1948,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
           DirEnt *e = fill_e ? fill_e : dir_get (ms, block);
           bit_set (dir_bits_of (ms, e), L->dom_base + inst);
         }
-      insert_line (ms, l, inst, block, bits, cpu);
+      insert_line_at (ms, l, inst, bases[l], block, bits, cpu);
       fill_e = NULL;   /* the eviction may have moved entries */
     }
   return lat;
@@ -1969,7 +1977,7 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
           return L->latency;
         }
     }
-  return access_slow (ms, cpu, core, block, kind, cls, w);
+  return access_slow (ms, cpu, core, block, kind, cls, w, base);
 }
 
 /* An access straddling lines: kept out of line, so that the common
