@@ -12,6 +12,7 @@
 #include "traces/kmem-stat.h"
 #include "traces/stream.h"
 #include "sim/core/errors.h"
+#include "sim/core/json.h"
 
 #include <string.h>
 
@@ -253,20 +254,44 @@ is_page_free (SimTraceKind k)
          || k == SIM_TRACE_PAGE_FREE_DIRECT || k == SIM_TRACE_PAGEVEC_FREE;
 }
 
-char *
-sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **error)
+/* Everything the tables and the summaries are drawn from: one pass over
+ * the trace, then text or JSON from the same numbers. */
+typedef struct {
+  SimTraceStream *st;        /* kept for the gfp strings */
+  GHashTable *callers, *ptrs;
+  guint64 req, alloc, freed, nr_allocs, nr_cross;
+  guint64 pg_alloc, pg_alloc_pages, pg_free, pg_free_pages, pg_fail;
+  guint64 pg_alloc_freed, pg_free_only;
+  guint64 order_mig[11][5];
+} KmemStat;
+
+static void
+kmem_stat_free (KmemStat *k)
+{
+  if (k == NULL)
+    return;
+  if (k->callers)
+    g_hash_table_destroy (k->callers);
+  if (k->ptrs)
+    g_hash_table_destroy (k->ptrs);
+  if (k->st)
+    sim_trace_stream_free (k->st);
+  g_free (k);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmemStat, kmem_stat_free)
+
+static KmemStat *
+collect (const char *path, const SimKmemStatOptions *o, GError **error)
 {
   SimTraceStreamOptions so = { .lenient = o->lenient };
-  g_autoptr (SimTraceStream) st = sim_trace_stream_open (path, &so, error);
-  if (st == NULL)
+  g_autoptr (KmemStat) k = g_new0 (KmemStat, 1);
+  k->st = sim_trace_stream_open (path, &so, error);
+  if (k->st == NULL)
     return NULL;
-  const char *sort = o->sort ? o->sort : o->page ? "bytes,hit" : "frag,hit,bytes";
-  GHashTable *callers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) kstat_free);
-  GHashTable *ptrs = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) kstat_free);
-  guint64 req = 0, alloc = 0, freed = 0, nr_allocs = 0, nr_cross = 0;
-  guint64 pg_alloc = 0, pg_alloc_pages = 0, pg_free = 0, pg_free_pages = 0, pg_fail = 0;
-  guint64 pg_live = 0, pg_alloc_freed = 0, pg_free_only = 0;
-  guint64 order_mig[11][5] = { { 0 } };
+  SimTraceStream *st = k->st;
+  k->callers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) kstat_free);
+  k->ptrs = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) kstat_free);
+  GHashTable *callers = k->callers, *ptrs = k->ptrs;
   /* --page: which PFNs are allocated now (alloc+freed vs alloc-only). */
   GHashTable *live_pfn = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   const SimTraceEvent *evs;
@@ -296,9 +321,9 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
             p->alloc_cpu = ev->cpu;
             g_free (p->site);
             p->site = g_strdup (site);
-            req += ev->bytes_req;
-            alloc += ev->bytes_alloc;
-            nr_allocs++;
+            k->req += ev->bytes_req;
+            k->alloc += ev->bytes_alloc;
+            k->nr_allocs++;
           }
         else if (!o->page && (ev->kind == SIM_TRACE_KFREE || ev->kind == SIM_TRACE_CACHE_FREE))
           {
@@ -308,11 +333,11 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
             KStat *p = g_hash_table_lookup (ptrs, pbuf);
             if (p == NULL || p->alloc_cpu < 0)
               continue;             /* allocated before the recording */
-            freed += p->hit ? p->bytes_alloc / p->hit : 0;
+            k->freed += p->hit ? p->bytes_alloc / p->hit : 0;
             if (ev->cpu != p->alloc_cpu)
               {
                 p->pingpong++;
-                nr_cross++;
+                k->nr_cross++;
                 KStat *c = p->site ? g_hash_table_lookup (callers, p->site) : NULL;
                 if (c)
                   c->pingpong++;
@@ -324,17 +349,16 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
             gint order = ev->order >= 0 ? ev->order : 0;
             if (ev->pfn == 0 && ev->ptr == 0)
               {
-                pg_fail++;
+                k->pg_fail++;
                 continue;
               }
-            pg_alloc++;
-            pg_alloc_pages += 1ull << order;
+            k->pg_alloc++;
+            k->pg_alloc_pages += 1ull << order;
             if (order < 11)
-              order_mig[order][ev->migratetype >= 0 && ev->migratetype < 5 ? ev->migratetype : 0]++;
+              k->order_mig[order][ev->migratetype >= 0 && ev->migratetype < 5 ? ev->migratetype : 0]++;
             gint64 pfn = (gint64) ev->pfn;
             if (!g_hash_table_contains (live_pfn, &pfn))
               g_hash_table_add (live_pfn, g_memdup2 (&pfn, sizeof pfn));
-            pg_live++;
             g_snprintf (pbuf, sizeof pbuf, "%" G_GUINT64_FORMAT, ev->pfn);
             KStat *p = lookup (ptrs, pbuf);
             p->ptr = ev->pfn;
@@ -357,32 +381,46 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
         else if (o->page && is_page_free (ev->kind))
           {
             gint order = ev->order >= 0 ? ev->order : 0;
-            pg_free++;
-            pg_free_pages += 1ull << order;
+            k->pg_free++;
+            k->pg_free_pages += 1ull << order;
             gint64 pfn = (gint64) ev->pfn;
             if (g_hash_table_remove (live_pfn, &pfn))
-              pg_alloc_freed++;
+              k->pg_alloc_freed++;
             else
-              pg_free_only++;
+              k->pg_free_only++;
           }
       }
   g_hash_table_destroy (live_pfn);
   if (local)
     {
       g_propagate_error (error, local);
-      g_hash_table_destroy (callers);
-      g_hash_table_destroy (ptrs);
       return NULL;
     }
+  return g_steal_pointer (&k);
+}
+
+static const char *
+sort_of (const SimKmemStatOptions *o)
+{
+  return o->sort ? o->sort : o->page ? "bytes,hit" : "frag,hit,bytes";
+}
+
+char *
+sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **error)
+{
+  g_autoptr (KmemStat) k = collect (path, o, error);
+  if (k == NULL)
+    return NULL;
+  const char *sort = sort_of (o);
   GString *out = g_string_new (NULL);
   if (!o->page)
     {
       if (o->caller)
-        slab_table (out, callers, sort, o->lines, TRUE);
+        slab_table (out, k->callers, sort, o->lines, TRUE);
       if (o->alloc)
-        slab_table (out, ptrs, sort, o->lines, FALSE);
+        slab_table (out, k->ptrs, sort, o->lines, FALSE);
       char fr[G_ASCII_DTOSTR_BUF_SIZE];
-      g_ascii_formatd (fr, sizeof fr, "%f", alloc ? 100.0 * (double) (alloc - req) / (double) alloc : 0.0);
+      g_ascii_formatd (fr, sizeof fr, "%f", k->alloc ? 100.0 * (double) (k->alloc - k->req) / (double) k->alloc : 0.0);
       g_string_append_printf (out, "\nSUMMARY (SLAB allocator)\n========================\n"
                               "Total bytes requested: %" G_GUINT64_FORMAT "\n"
                               "Total bytes allocated: %" G_GUINT64_FORMAT "\n"
@@ -391,15 +429,15 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
                               "Total bytes wasted on internal fragmentation: %" G_GUINT64_FORMAT "\n"
                               "Internal fragmentation: %s%%\n"
                               "Cross CPU allocations: %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "\n",
-                              req, alloc, freed, (gint64) (alloc - freed), alloc - req, fr,
-                              nr_cross, nr_allocs);
+                              k->req, k->alloc, k->freed, (gint64) (k->alloc - k->freed),
+                              k->alloc - k->req, fr, k->nr_cross, k->nr_allocs);
     }
   else
     {
       if (o->caller)
-        page_table (out, callers, sort, o->lines, TRUE, sim_trace_stream_strings (st));
+        page_table (out, k->callers, sort, o->lines, TRUE, sim_trace_stream_strings (k->st));
       if (o->alloc)
-        page_table (out, ptrs, sort, o->lines, FALSE, sim_trace_stream_strings (st));
+        page_table (out, k->ptrs, sort, o->lines, FALSE, sim_trace_stream_strings (k->st));
       g_string_append_printf (out, "\nSUMMARY (page allocator)\n========================\n"
                               "%-30s: %16" G_GUINT64_FORMAT "   [ %16" G_GUINT64_FORMAT " KB ]\n"
                               "%-30s: %16" G_GUINT64_FORMAT "   [ %16" G_GUINT64_FORMAT " KB ]\n\n"
@@ -407,27 +445,216 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
                               "%-30s: %16" G_GUINT64_FORMAT "\n"
                               "%-30s: %16" G_GUINT64_FORMAT "\n\n"
                               "%-30s: %16" G_GUINT64_FORMAT "\n\n",
-                              "Total allocation requests", pg_alloc, pg_alloc_pages * 4,
-                              "Total free requests", pg_free, pg_free_pages * 4,
-                              "Total alloc+freed requests", pg_alloc_freed,
-                              "Total alloc-only requests", pg_alloc - MIN (pg_alloc, pg_alloc_freed),
-                              "Total free-only requests", pg_free_only,
-                              "Total allocation failures", pg_fail);
+                              "Total allocation requests", k->pg_alloc, k->pg_alloc_pages * 4,
+                              "Total free requests", k->pg_free, k->pg_free_pages * 4,
+                              "Total alloc+freed requests", k->pg_alloc_freed,
+                              "Total alloc-only requests", k->pg_alloc - MIN (k->pg_alloc, k->pg_alloc_freed),
+                              "Total free-only requests", k->pg_free_only,
+                              "Total allocation failures", k->pg_fail);
       g_string_append (out, "Order     Unmovable       Movable   Reclaimable    HighAtomic  CMA/Isolated\n"
                             "-----  ------------  ------------  ------------  ------------  ------------\n");
-      for (guint k = 0; k < 11; k++)
+      for (guint o2 = 0; o2 < 11; o2++)
         {
-          g_string_append_printf (out, "%5u", k);
+          g_string_append_printf (out, "%5u", o2);
           for (guint m = 0; m < 5; m++)
-            if (order_mig[k][m])
-              g_string_append_printf (out, "  %12" G_GUINT64_FORMAT, order_mig[k][m]);
+            if (k->order_mig[o2][m])
+              g_string_append_printf (out, "  %12" G_GUINT64_FORMAT, k->order_mig[o2][m]);
             else
               g_string_append_printf (out, "  %12s", ".");
           g_string_append_c (out, '\n');
         }
-      (void) pg_live;
     }
-  g_hash_table_destroy (callers);
-  g_hash_table_destroy (ptrs);
+  return g_string_free (out, FALSE);
+}
+
+/* ---- JSON: the same rows and summaries, by name ---------------------- */
+
+/* Migrate types in JSON: the kernel's MIGRATE_* names, lower case. */
+static const char *const migrate_keys[] = { "unmovable", "movable", "reclaimable", "highatomic",
+                                            "cma_isolate" };
+
+static void
+json_slab_rows (SimJson *j, GHashTable *h, const char *sort, gint lines, gboolean is_caller)
+{
+  g_autoptr (GPtrArray) v = sorted (h, sort, !is_caller);
+  guint n = lines < 0 ? v->len : MIN ((guint) lines, v->len);
+  sim_json_key (j, is_caller ? "caller_rows" : "alloc_rows");
+  sim_json_uint (j, v->len);
+  sim_json_key (j, is_caller ? "caller" : "alloc");
+  sim_json_begin_array (j);
+  for (guint i = 0; i < n; i++)
+    {
+      const KStat *s = g_ptr_array_index (v, i);
+      sim_json_begin_object (j);
+      if (is_caller)
+        {
+          sim_json_key (j, "callsite");
+          sim_json_string (j, s->key);
+        }
+      else
+        {
+          sim_json_key (j, "ptr");
+          sim_json_string (j, s->key);      /* a string: 64 bits do not fit a double */
+          sim_json_key (j, "callsite");
+          sim_json_string (j, s->site ? s->site : "");
+        }
+      sim_json_key (j, "bytes_alloc");
+      sim_json_uint (j, s->bytes_alloc);
+      sim_json_key (j, "bytes_alloc_per_hit");
+      sim_json_uint (j, s->hit ? s->bytes_alloc / s->hit : 0);
+      sim_json_key (j, "bytes_req");
+      sim_json_uint (j, s->bytes_req);
+      sim_json_key (j, "bytes_req_per_hit");
+      sim_json_uint (j, s->hit ? s->bytes_req / s->hit : 0);
+      sim_json_key (j, "hit");
+      sim_json_uint (j, s->hit);
+      sim_json_key (j, "pingpong");
+      sim_json_uint (j, s->pingpong);
+      sim_json_key (j, "frag_pct");
+      sim_json_double (j, frag (s), 3);
+      sim_json_end_object (j);
+    }
+  sim_json_end_array (j);
+}
+
+static void
+json_page_rows (SimJson *j, GHashTable *h, const char *sort, gint lines, gboolean is_caller,
+                const SimTraceStrings *st)
+{
+  g_autoptr (GPtrArray) v = sorted (h, sort, !is_caller);
+  guint n = lines < 0 ? v->len : MIN ((guint) lines, v->len);
+  sim_json_key (j, is_caller ? "caller_rows" : "alloc_rows");
+  sim_json_uint (j, v->len);
+  sim_json_key (j, is_caller ? "caller" : "alloc");
+  sim_json_begin_array (j);
+  for (guint i = 0; i < n; i++)
+    {
+      const KStat *s = g_ptr_array_index (v, i);
+      sim_json_begin_object (j);
+      if (!is_caller)
+        {
+          sim_json_key (j, "pfn");
+          sim_json_uint (j, s->ptr);
+        }
+      sim_json_key (j, "bytes_alloc");
+      sim_json_uint (j, s->bytes_alloc);
+      sim_json_key (j, "hit");
+      sim_json_uint (j, s->hit);
+      sim_json_key (j, "order");
+      sim_json_int (j, s->order);
+      sim_json_key (j, "migratetype");
+      if (s->migratetype >= 0 && s->migratetype < (gint) G_N_ELEMENTS (migrate_keys))
+        sim_json_string (j, migrate_keys[s->migratetype]);
+      else
+        sim_json_null (j);
+      sim_json_key (j, "gfp_flags");
+      sim_json_string (j, s->gfp_id ? sim_trace_strings_get (st, s->gfp_id) : "");
+      sim_json_key (j, "callsite");
+      if (s->site && strcmp (s->site, "-") != 0)
+        sim_json_string (j, s->site);
+      else
+        sim_json_null (j);
+      sim_json_end_object (j);
+    }
+  sim_json_end_array (j);
+}
+
+char *
+sim_kmem_stat_json (const char *path, const SimKmemStatOptions *o, GError **error)
+{
+  g_autoptr (KmemStat) k = collect (path, o, error);
+  if (k == NULL)
+    return NULL;
+  const char *sort = sort_of (o);
+  GString *out = g_string_new (NULL);
+  SimJson j;
+  sim_json_init (&j, out);
+  sim_json_begin_object (&j);
+  sim_json_key (&j, "view");
+  sim_json_string (&j, o->page ? "perf-kmem-page" : "perf-kmem");
+  sim_json_key (&j, "sort");
+  sim_json_begin_array (&j);
+  {
+    g_auto (GStrv) parts = g_strsplit (sort, ",", -1);
+    for (guint i = 0; parts[i]; i++)
+      sim_json_string (&j, g_strstrip (parts[i]));
+  }
+  sim_json_end_array (&j);
+  sim_json_key (&j, "lines");
+  if (o->lines < 0)
+    sim_json_null (&j);
+  else
+    sim_json_uint (&j, (guint64) o->lines);
+  if (!o->page)
+    {
+      if (o->caller)
+        json_slab_rows (&j, k->callers, sort, o->lines, TRUE);
+      if (o->alloc)
+        json_slab_rows (&j, k->ptrs, sort, o->lines, FALSE);
+      sim_json_key (&j, "summary");
+      sim_json_begin_object (&j);
+      sim_json_key (&j, "bytes_req");
+      sim_json_uint (&j, k->req);
+      sim_json_key (&j, "bytes_alloc");
+      sim_json_uint (&j, k->alloc);
+      sim_json_key (&j, "bytes_freed");
+      sim_json_uint (&j, k->freed);
+      sim_json_key (&j, "net_bytes_alloc");
+      sim_json_int (&j, (gint64) (k->alloc - k->freed));
+      sim_json_key (&j, "bytes_wasted");
+      sim_json_uint (&j, k->alloc - k->req);
+      sim_json_key (&j, "frag_pct");
+      sim_json_double (&j, k->alloc ? 100.0 * (double) (k->alloc - k->req) / (double) k->alloc : 0.0, 6);
+      sim_json_key (&j, "cross_cpu_allocs");
+      sim_json_uint (&j, k->nr_cross);
+      sim_json_key (&j, "allocs");
+      sim_json_uint (&j, k->nr_allocs);
+      sim_json_end_object (&j);
+    }
+  else
+    {
+      const SimTraceStrings *strs = sim_trace_stream_strings (k->st);
+      if (o->caller)
+        json_page_rows (&j, k->callers, sort, o->lines, TRUE, strs);
+      if (o->alloc)
+        json_page_rows (&j, k->ptrs, sort, o->lines, FALSE, strs);
+      sim_json_key (&j, "summary");
+      sim_json_begin_object (&j);
+      sim_json_key (&j, "alloc_requests");
+      sim_json_uint (&j, k->pg_alloc);
+      sim_json_key (&j, "alloc_kb");
+      sim_json_uint (&j, k->pg_alloc_pages * 4);
+      sim_json_key (&j, "free_requests");
+      sim_json_uint (&j, k->pg_free);
+      sim_json_key (&j, "free_kb");
+      sim_json_uint (&j, k->pg_free_pages * 4);
+      sim_json_key (&j, "alloc_freed_requests");
+      sim_json_uint (&j, k->pg_alloc_freed);
+      sim_json_key (&j, "alloc_only_requests");
+      sim_json_uint (&j, k->pg_alloc - MIN (k->pg_alloc, k->pg_alloc_freed));
+      sim_json_key (&j, "free_only_requests");
+      sim_json_uint (&j, k->pg_free_only);
+      sim_json_key (&j, "alloc_failures");
+      sim_json_uint (&j, k->pg_fail);
+      sim_json_end_object (&j);
+      /* The order by migrate-type table: one object per order, every type. */
+      sim_json_key (&j, "orders");
+      sim_json_begin_array (&j);
+      for (guint o2 = 0; o2 < 11; o2++)
+        {
+          sim_json_begin_object (&j);
+          sim_json_key (&j, "order");
+          sim_json_uint (&j, o2);
+          for (guint m = 0; m < 5; m++)
+            {
+              sim_json_key (&j, migrate_keys[m]);
+              sim_json_uint (&j, k->order_mig[o2][m]);
+            }
+          sim_json_end_object (&j);
+        }
+      sim_json_end_array (&j);
+    }
+  sim_json_end_object (&j);
+  g_string_append_c (out, '\n');
   return g_string_free (out, FALSE);
 }

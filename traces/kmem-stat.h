@@ -7,7 +7,8 @@
  * internal fragmentation, sorted by -s keys and cut at -l lines; then
  * perf's SUMMARY.  --page: the page allocator's summary, the per-order
  * and migrate-type table, and per PFN (--alloc) or per call site
- * (--caller) tables.  Text only; the columns are perf's.
+ * (--caller) tables.  Text (perf's columns) or JSON (the same rows and
+ * summaries by name: docs/views.md).
  */
 #pragma once
 
@@ -30,5 +31,6 @@ const char *sim_kmem_stat_sort_keys (gboolean page);
 gboolean    sim_kmem_stat_check_sort (const char *sort, gboolean page, GError **error);
 
 char *sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **error);
+char *sim_kmem_stat_json (const char *path, const SimKmemStatOptions *o, GError **error);
 
 G_END_DECLS

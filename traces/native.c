@@ -228,6 +228,13 @@ sim_native_convert (const char *in_path, const char *out_path, gboolean lenient,
   if (r == NULL)
     return FALSE;
   sim_trace_reader_set_lenient (r, lenient);
+  return sim_native_convert_reader (r, out_path, events_out, error);
+}
+
+gboolean
+sim_native_convert_reader (SimTraceReader *r, const char *out_path, guint64 *events_out,
+                           GError **error)
+{
   /* Temporary file and rename (sim/core/output.h): a failure leaves an
    * older file of that name as it was. */
   SimOutput *file = sim_output_open (out_path, error);

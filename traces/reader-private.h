@@ -25,8 +25,12 @@ guint32 sim_strtab_intern (SimStrtab *t, const char *s, gsize len);
 guint32 sim_strtab_append (SimStrtab *t, const char *s, gsize len);
 guint32 sim_strtab_gfp (SimStrtab *t, guint32 id);
 
+/* perf.data read through `perf script` (traces/reader-perf.c). */
+typedef struct _SimPerfScript SimPerfScript;
+
 struct _SimTraceReader {
   GInputStream  *in;
+  SimPerfScript *perf;     /* the perf script child whose output @in is, or NULL */
   char          *name;
   SimTraceFormat format;
   SimTraceFormat source_format;
@@ -71,6 +75,15 @@ gssize sim_trace_reader_fill (SimTraceReader *r, gsize need, GError **error);
 /* Native decoding (traces/native.c). */
 gboolean sim_trace_native_open (SimTraceReader *r, GError **error);
 gboolean sim_trace_native_next (SimTraceReader *r, SimTraceEvent *ev, GError **error);
+
+/* perf.data (traces/reader-perf.c): the magic; start `perf script` on the
+ * file @path names (@f opened it) and return its output; at the end of that
+ * output, wait for perf and turn a failure or an empty output (@bytes read
+ * in all) into an error. */
+gboolean      sim_trace_perf_magic (const void *p, gsize n);
+GInputStream *sim_trace_perf_open (SimTraceReader *r, const char *path, GFile *f, GError **error);
+gboolean      sim_trace_perf_finish (SimTraceReader *r, guint64 bytes, GError **error);
+void          sim_trace_perf_free (SimPerfScript *p);
 
 void sim_trace_stats_add_other (SimTraceStats *s, const char *name, gsize len, guint64 n);
 

@@ -337,7 +337,12 @@ sim_trace_reader_fill (SimTraceReader *r, gsize need, GError **error)
           return -1;
         }
       if (n == 0)
-        r->eof = TRUE;
+        {
+          r->eof = TRUE;
+          /* perf's output ended: it must have ended well (reader-perf.c). */
+          if (r->perf && !sim_trace_perf_finish (r, r->consumed + r->end, error))
+            return -1;
+        }
       r->end += n;
     }
   return r->end - r->pos;
@@ -390,9 +395,10 @@ sniff_text (const char *p, gsize n)
   return SIM_TRACE_FORMAT_FTRACE;
 }
 
-SimTraceReader *
-sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
-                      GError **error)
+/* @path and @f, when given, name a file perf can reopen (sim_trace_reader_open). */
+static SimTraceReader *
+reader_new (GInputStream *in, const char *name, const char *path, GFile *f,
+            SimTraceFormat format, GError **error)
 {
   g_return_val_if_fail (G_IS_INPUT_STREAM (in), NULL);
   g_autoptr (SimTraceReader) r = g_new0 (SimTraceReader, 1);
@@ -405,9 +411,9 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
   /* gzip: peek at the magic through a buffered stream, then decompress. */
   g_autoptr (GInputStream) bis = g_buffered_input_stream_new_sized (in, 4096);
   gsize avail = 0;
-  while (avail < 2)
+  while (avail < 8)
     {
-      gssize n = g_buffered_input_stream_fill (G_BUFFERED_INPUT_STREAM (bis), 2 - avail, NULL, error);
+      gssize n = g_buffered_input_stream_fill (G_BUFFERED_INPUT_STREAM (bis), 8 - avail, NULL, error);
       if (n < 0)
         {
           g_prefix_error (error, "%s: ", r->name);
@@ -423,6 +429,19 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
     {
       r->in = sim_gzip_input_new (bis);   /* every member, see gzip-input.h */
     }
+  else if (format == SIM_TRACE_FORMAT_AUTO && sim_trace_perf_magic (peek, plen))
+    {
+      if (path == NULL)
+        {
+          g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                       "%s: a perf.data can only be read from a file", r->name);
+          return NULL;
+        }
+      r->in = sim_trace_perf_open (r, path, f, error);   /* its `perf script` text */
+      if (r->in == NULL)
+        return NULL;
+      format = SIM_TRACE_FORMAT_PERF;
+    }
   else
     r->in = g_object_ref (bis);
 
@@ -433,6 +452,13 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
     {
       if (n >= sizeof native_magic && memcmp (r->buf, native_magic, sizeof native_magic) == 0)
         format = SIM_TRACE_FORMAT_NATIVE;
+      else if (sim_trace_perf_magic (r->buf, n))
+        {
+          g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                       "%s: a compressed perf.data cannot be read (perf needs the file): "
+                       "decompress it first", r->name);
+          return NULL;
+        }
       else
         {
           gsize at;
@@ -454,6 +480,13 @@ sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
 }
 
 SimTraceReader *
+sim_trace_reader_new (GInputStream *in, const char *name, SimTraceFormat format,
+                      GError **error)
+{
+  return reader_new (in, name, NULL, NULL, format, error);
+}
+
+SimTraceReader *
 sim_trace_reader_open (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
@@ -468,7 +501,7 @@ sim_trace_reader_open (const char *path, GError **error)
       g_error_free (local);
       return NULL;
     }
-  return sim_trace_reader_new (in, is_stdin ? "(stdin)" : path, SIM_TRACE_FORMAT_AUTO, error);
+  return reader_new (in, is_stdin ? "(stdin)" : path, path, f, SIM_TRACE_FORMAT_AUTO, error);
 }
 
 void
@@ -477,6 +510,7 @@ sim_trace_reader_free (SimTraceReader *r)
   if (r == NULL)
     return;
   g_clear_object (&r->in);
+  sim_trace_perf_free (r->perf);
   g_free (r->name);
   g_free (r->buf);
   sim_strtab_clear (&r->strs);

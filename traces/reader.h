@@ -7,15 +7,17 @@
  * output (both "ftrace" text), and `perf script` text of `perf record -e
  * kmem:*`.  Either may be gzip-compressed.  It also reads slabsim's own
  * binary "native" format (traces/native.h, docs/trace-format.md), which
- * `slabsim trace convert` writes for fast re-replay.  The format is sniffed
- * from the content, never from the file name.
+ * `slabsim trace convert` writes for fast re-replay, and a perf.data file
+ * through `perf script` run as a subprocess when perf is on the PATH
+ * (traces/reader-perf.c).  The format is sniffed from the content, never
+ * from the file name.
  *
  * Fields are found by name, so the field sets of every era read the same way:
  * no name= before 6.18 (kmem_cache_alloc) / 5.12 (kmem_cache_free), node= and
  * accounted= only in recent kernels, the *_node events before 6.1, and the
  * page events' 2.6.3x names (mm_page_free_direct, mm_pagevec_free).  What the
- * reader leaves out: xz/zstd compression, trace.dat / perf.data binaries
- * (convert them to text with trace-cmd report / perf script), and merging
+ * reader leaves out: xz/zstd compression, trace.dat binaries (convert them
+ * to text with trace-cmd report), perf.data without perf, and merging
  * per-CPU trace_pipe_raw streams.
  *
  * Memory is bounded by the distinct strings of a trace (call sites, cache

@@ -60,8 +60,10 @@
  *
  * How the state is kept, and what that costs on the host
  *  - Each level is one tag array and one state-byte array, set-major over
- *    all its instances (a set's ways are adjacent; LRU keeps them in recency
- *    order, so way 0 is the MRU line and the last way the victim).
+ *    all its instances (a set's ways are adjacent); an LRU level also has a
+ *    recency-rank byte per way, so that a touch rewrites one set's ranks
+ *    (one SSE2 register) instead of moving its tags and states.  Cachegrind
+ *    mode keeps its sets in move-to-front order instead (no ranks).
  *  - The directory is an open-addressing hash with linear probing and
  *    backward-shift deletion, sized at construction for every line of every
  *    cache, so it never grows and never fills.  Its hash scatters chunks of
@@ -115,6 +117,8 @@ typedef struct {
   gboolean       private_;
   guint64       *tag;          /* [n_inst * sets * ways], NO_LINE = empty */
   guint8        *st;           /* same shape */
+  guint8        *rank;         /* same shape, LRU in full mode only: recency
+                                  rank of each way, 0 = most recent */
   guint64       *plru;         /* [n_inst * sets], PLRU only */
   guint64       *plru_tab;     /* [ways][2]: a touch's and-mask, or-mask */
   guint          way_shift;    /* PLRU only: log2 (ways), set index = base >> it */
@@ -268,69 +272,98 @@ find_way (const Level *L, gsize base, guint64 block)
   return w;
 }
 
-/* LRU order: move way @way to the front (way 0), shifting ways 0..way-1
- * down by one. */
+/* LRU order as a rank per way (0 = most recent, ways - 1 = the victim)
+ * instead of tags kept in recency order: a touch, fill or removal then
+ * rewrites one set's rank bytes (one SSE2 register for 8 or 16 ways)
+ * instead of shifting its tags and state bytes.  The ranks of a set are a
+ * permutation of 0..ways-1 and empty ways hold the highest ones, so the
+ * rank-(ways-1) way is an empty way if the set has one, else the least
+ * recently used line: exactly the line the move-to-front order keeps last
+ * (the model's results do not depend on which physical way a line is in).
+ * sim_memsys_check verifies both properties. */
+
+/* Make way @w the most recent: every rank below its old one ages by one. */
 static ALWAYS_INLINE void
-lru_front_n (guint64 *t, guint8 *s, guint way, guint n)
+rank_touch_n (guint8 *r, guint w, guint n)
 {
-  guint64 tv = t[way];
-  guint8 sv = s[way];
-  if (n > 16)
+  guint8 rw = r[w];
+  if (rw == 0)
+    return;
+#ifdef __SSE2__
+  if (n == 8 || n == 16)
     {
-      memmove (t + 1, t, way * sizeof (guint64));
-      memmove (s + 1, s, way);
+      __m128i v = n == 8 ? _mm_loadl_epi64 ((const __m128i *) r)
+                         : _mm_loadu_si128 ((const __m128i *) r);
+      /* Ranks are below 128, so the signed byte compare is exact; lanes
+       * past n are never stored. */
+      __m128i older = _mm_cmplt_epi8 (v, _mm_set1_epi8 ((char) rw));
+      v = _mm_sub_epi8 (v, older);          /* older is -1 in each such lane */
+      if (n == 8)
+        _mm_storel_epi64 ((__m128i *) r, v);
+      else
+        _mm_storeu_si128 ((__m128i *) r, v);
+      r[w] = 0;
+      return;
     }
-  else
-    for (guint i = n - 1; i > 0; i--)
-      {
-        /* Downwards, so t[i - 1] is still the old value. */
-        t[i] = i <= way ? t[i - 1] : t[i];
-        s[i] = i <= way ? s[i - 1] : s[i];
-      }
-  t[0] = tv;
-  s[0] = sv;
+#endif
+  for (guint i = 0; i < n; i++)
+    r[i] = (guint8) (r[i] + (r[i] < rw));
+  r[w] = 0;
 }
 
-/* LRU order: delete way @way, shifting the later ways up by one and leaving
- * an empty way at the end. */
+/* Empty way @w's rank becomes the highest; the ranks above its old one
+ * move up by one. */
 static ALWAYS_INLINE void
-lru_delete_n (guint64 *t, guint8 *s, guint way, guint n)
+rank_remove_n (guint8 *r, guint w, guint n)
 {
-  if (n > 16)
+  guint8 rw = r[w];
+#ifdef __SSE2__
+  if (n == 8 || n == 16)
     {
-      memmove (t + way, t + way + 1, (n - 1 - way) * sizeof (guint64));
-      memmove (s + way, s + way + 1, n - 1 - way);
+      __m128i v = n == 8 ? _mm_loadl_epi64 ((const __m128i *) r)
+                         : _mm_loadu_si128 ((const __m128i *) r);
+      __m128i newer = _mm_cmpgt_epi8 (v, _mm_set1_epi8 ((char) rw));
+      v = _mm_add_epi8 (v, newer);          /* newer is -1 in each such lane */
+      if (n == 8)
+        _mm_storel_epi64 ((__m128i *) r, v);
+      else
+        _mm_storeu_si128 ((__m128i *) r, v);
+      r[w] = (guint8) (n - 1);
+      return;
     }
-  else
-    for (guint i = 0; i + 1 < n; i++)
-      {
-        /* Upwards, so t[i + 1] is still the old value. */
-        t[i] = i >= way ? t[i + 1] : t[i];
-        s[i] = i >= way ? s[i + 1] : s[i];
-      }
-  t[n - 1] = NO_LINE;
-  s[n - 1] = 0;
+#endif
+  for (guint i = 0; i < n; i++)
+    r[i] = (guint8) (r[i] - (r[i] > rw));
+  r[w] = (guint8) (n - 1);
 }
 
-/* LRU order: open way 0 for a new line, dropping the (empty) last way. */
-static ALWAYS_INLINE void
-lru_open_front_n (guint64 *t, guint8 *s, guint n)
+/* The way of rank n - 1: the next victim (an empty way if there is one). */
+static ALWAYS_INLINE guint
+rank_last_n (const guint8 *r, guint n)
 {
-  if (n > 16)
+#ifdef __SSE2__
+  if (n == 8 || n == 16)
     {
-      memmove (t + 1, t, (n - 1) * sizeof (guint64));
-      memmove (s + 1, s, n - 1);
+      __m128i v = n == 8 ? _mm_loadl_epi64 ((const __m128i *) r)
+                         : _mm_loadu_si128 ((const __m128i *) r);
+      guint32 m = (guint32) _mm_movemask_epi8 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ((char) (n - 1))));
+      return (guint) __builtin_ctz (m | (1u << (n - 1)));   /* exactly one lane matches */
     }
-  else
-    {
-      /* Through a copy, so that both moves are fixed-size block copies. */
-      guint64 tt[16];
-      guint8 ss[16];
-      memcpy (tt, t, (n - 1) * sizeof (guint64));
-      memcpy (ss, s, n - 1);
-      memcpy (t + 1, tt, (n - 1) * sizeof (guint64));
-      memcpy (s + 1, ss, n - 1);
-    }
+#endif
+  for (guint i = 0; i + 1 < n; i++)
+    if (r[i] == n - 1)
+      return i;
+  return n - 1;
+}
+
+static inline guint
+lru_victim (const Level *L, gsize base)
+{
+  guint w;
+#define LAST(n) w = rank_last_n (L->rank + base, n)
+  WAYS_DISPATCH (L->ways, LAST);
+#undef LAST
+  return w;
 }
 
 /* Tree-PLRU: node i has children 2i+1, 2i+2; a bit set means the victim
@@ -383,37 +416,32 @@ plru_victim (const Level *L, gsize set_index)
   return way;
 }
 
-/* Make @way the most recently used; returns the way the line now sits in
- * (LRU keeps its sets in recency order, so the line moves to way 0). */
-static inline guint
+/* Make @way the most recently used (lines never move between ways). */
+static inline void
 touch (Level *L, gsize base, guint way)
 {
   switch (L->repl)
     {
     case SIM_REPL_LRU:
-      if (way != 0)
-        {
-#define FRONT(n) lru_front_n (L->tag + base, L->st + base, way, n)
-          WAYS_DISPATCH (L->ways, FRONT);
+#define FRONT(n) rank_touch_n (L->rank + base, way, n)
+      WAYS_DISPATCH (L->ways, FRONT);
 #undef FRONT
-        }
-      return 0;
+      return;
     case SIM_REPL_PLRU:
       plru_touch (L, base >> L->way_shift, way);
-      return way;
+      return;
     case SIM_REPL_RANDOM:
-      return way;
+      return;
     }
-  return way;
 }
 
 /* The way a new line goes into: an empty way if any, else the policy's
- * victim (for LRU the last way; empty ways are kept at the end). */
+ * victim (for LRU the way of the last rank; empty ways hold the last ranks). */
 static inline guint
 victim_way (Level *L, gsize base)
 {
   if (L->repl == SIM_REPL_LRU)
-    return L->ways - 1;
+    return lru_victim (L, base);
   /* The lowest empty way, searched like a tag. */
   int empty = find_way (L, base, NO_LINE);
   if (empty >= 0)
@@ -423,16 +451,15 @@ victim_way (Level *L, gsize base)
   return (guint) sim_rng_below (&L->rng, L->ways);
 }
 
-/* Empty a way; LRU moves the hole to the end so that it is filled first. */
+/* Empty a way; LRU gives the hole the last rank so that it is filled first. */
 static inline void
 remove_way (Level *L, gsize base, guint way)
 {
   if (L->repl == SIM_REPL_LRU)
     {
-#define DELETE(n) lru_delete_n (L->tag + base, L->st + base, way, n)
+#define DELETE(n) rank_remove_n (L->rank + base, way, n)
       WAYS_DISPATCH (L->ways, DELETE);
 #undef DELETE
-      return;
     }
   L->tag[base + way] = NO_LINE;
   L->st[base + way] = 0;
@@ -556,6 +583,23 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
       plru_tab_init (L);
       L->way_shift = (guint) g_bit_nth_lsf (L->ways, -1);
     }
+  return TRUE;
+}
+
+/* Full mode's LRU levels: every set starts with way i at rank i (all
+ * empty, so any order would do; this one is the move-to-front order's). */
+static gboolean
+level_init_ranks (Level *L)
+{
+  if (L->repl != SIM_REPL_LRU)
+    return TRUE;
+  gsize n = (gsize) L->n_inst * L->sets * L->ways;
+  L->rank = big_alloc0 (n);
+  if (L->rank == NULL)
+    return FALSE;
+  for (gsize set = 0; set < n; set += L->ways)
+    for (guint w = 0; w < L->ways; w++)
+      L->rank[set + w] = (guint8) w;
   return TRUE;
 }
 
@@ -725,7 +769,8 @@ sim_memsys_check_machine (const SimMachine *m, guint64 *host_bytes, SimMemSysFau
         n_dom += n_inst;
       level_lines[l] = (guint64) n_inst * sets * s->ways;
       lines += level_lines[l];
-      bytes += level_lines[l] * (sizeof (guint64) + 1);
+      /* Tag and state byte; LRU levels a rank byte too. */
+      bytes += level_lines[l] * (sizeof (guint64) + 1 + (s->replacement == SIM_REPL_LRU));
       if (s->replacement == SIM_REPL_PLRU)
         bytes += (guint64) n_inst * sets * sizeof (guint64);
     }
@@ -782,6 +827,15 @@ sim_memsys_new (const SimMachine *m, GError **error)
       if (!level_init (&ms->lv[l], s, n_inst_of_level (m, s), error))
         {
           g_prefix_error (error, "machine %s: ", m->name ? m->name : "?");
+          return NULL;
+        }
+      if (!level_init_ranks (&ms->lv[l]))
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_HOST_MEMORY,
+                       "machine %s: cache %s: the host cannot give the LRU ranks of its "
+                       "%u instance(s) x %u sets x %u ways", m->name ? m->name : "?",
+                       s->name ? s->name : "?", ms->lv[l].n_inst, ms->lv[l].sets,
+                       ms->lv[l].ways);
           return NULL;
         }
       ms->lv[l].group = group;
@@ -867,6 +921,7 @@ sim_memsys_free (SimMemSys *ms)
     {
       big_free (ms->lv[l].tag);
       big_free (ms->lv[l].st);
+      big_free (ms->lv[l].rank);
       g_free (ms->lv[l].plru);
       g_free (ms->lv[l].plru_tab);
     }
@@ -1429,13 +1484,11 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
 
 /* A valid line (@block, @bits) was evicted from instance @inst of level
  * @l.  @cpu is the requester whose access caused it. */
-static void
+static G_GNUC_NO_INLINE void
 evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
 {
   Level *L = &ms->lv[l];
   gboolean dirty = (bits & ST_DIRTY) != 0;
-  if (l == 0 && (bits & (ST_INL2 | ST_DIRTY)) == ST_INL2)
-    return;   /* clean, and the core's L2 still holds it: nothing changes */
   if (L->incl == SIM_INCL_INCLUSIVE && l > 0)
     dirty |= back_invalidate (ms, l, inst, block);
   if (L->private_)
@@ -1499,7 +1552,7 @@ victim_fill (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
 
 /* Put @block into instance @inst of level @l (not present there), evicting
  * as needed.  The caller has already recorded the holder in the directory. */
-static void
+static ALWAYS_INLINE void
 insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
 {
   Level *L = &ms->lv[l];
@@ -1509,20 +1562,13 @@ insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
   guint8 vbits = L->st[base + w];
   /* The new line replaces the victim before the victim is evicted: the
    * eviction may recurse into this level and must find the set whole. */
-  if (L->repl == SIM_REPL_LRU)
-    {
-      /* Insert at the MRU position, shifting the last way (the victim or
-       * an empty way) out. */
-#define OPEN(n) lru_open_front_n (L->tag + base, L->st + base, n)
-      WAYS_DISPATCH (L->ways, OPEN);
-#undef OPEN
-      w = 0;
-    }
   L->tag[base + w] = block;
   L->st[base + w] = bits;
-  if (L->repl == SIM_REPL_PLRU)
-    plru_touch (L, base >> L->way_shift, w);
-  if (vb != NO_LINE)
+  if (L->repl != SIM_REPL_RANDOM)
+    touch (L, base, w);
+  /* Most L1 victims are clean and still in the core's L2: nothing changes,
+   * and the (out-of-line) eviction is not called at all. */
+  if (vb != NO_LINE && (l != 0 || (vbits & (ST_INL2 | ST_DIRTY)) != ST_INL2))
     evict (ms, l, inst, vb, vbits, cpu);
 }
 
@@ -1643,8 +1689,9 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
           st->class_misses[cls][l]++;
           /* The fill will evict this set's LRU line; its directory entry
            * and next set are cold, so fetch them while we go on. */
-          guint64 v = L->tag[base + L->ways - 1];
-          if (L->repl == SIM_REPL_LRU && v != NO_LINE && l + 1 >= ms->n_private)
+          guint64 v = L->repl == SIM_REPL_LRU ? L->tag[base + lru_victim (L, base)]
+                                              : NO_LINE;
+          if (v != NO_LINE && l + 1 >= ms->n_private)
             {
               __builtin_prefetch (dir_at (ms, dir_hash (ms, v)));
               if (l + 1 < ms->n_levels)
@@ -1915,10 +1962,10 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
           /* The fast path: a hit with permission; E -> M is silent. */
           if (kind != SIM_ACC_READ)
             L->st[base + w] = s | ST_DIRTY;
-          /* LRU's way 0 is already the most recent; PLRU must still
-           * point its tree away from the way just used. */
-          if (w != 0 || L->repl == SIM_REPL_PLRU)
-            touch (L, base, (guint) w);
+          /* A hit on LRU's most recent way changes no rank (the touch
+           * returns at once); PLRU must still point its tree away from
+           * the way just used. */
+          touch (L, base, (guint) w);
           return L->latency;
         }
     }
@@ -2011,6 +2058,27 @@ check_fail (GError **error, const char *what, guint64 block, guint dom)
   return FALSE;
 }
 
+/* One LRU set's ranks: each of 0..ways-1 once, and every empty way ranked
+ * after every valid one (so the victim is an empty way while there is one). */
+static gboolean
+ranks_ok (const Level *L, gsize base)
+{
+  guint64 seen[4] = { 0 };   /* ways <= 255 */
+  guint valid = 0;
+  for (guint w = 0; w < L->ways; w++)
+    {
+      guint r = L->rank[base + w];
+      if (r >= L->ways || (seen[r / 64] >> (r % 64)) & 1)
+        return FALSE;
+      seen[r / 64] |= G_GUINT64_CONSTANT (1) << (r % 64);
+      valid += L->tag[base + w] != NO_LINE;
+    }
+  for (guint w = 0; w < L->ways; w++)
+    if ((L->tag[base + w] != NO_LINE) != (L->rank[base + w] < valid))
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 sim_memsys_check (const SimMemSys *ms, GError **error)
 {
@@ -2023,33 +2091,38 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
       const Level *L = &ms->lv[l];
       for (guint i = 0; i < L->n_inst; i++)
         for (guint set = 0; set < L->sets; set++)
-          for (guint way = 0; way < L->ways; way++)
-            {
-              gsize k = ((gsize) i * L->sets + set) * L->ways + way;
-              guint64 b = L->tag[k];
-              if (b == NO_LINE)
-                continue;
-              if ((b & L->set_mask) != set)
-                return check_fail (error, "line in the wrong set", b, i);
-              guint dom = L->private_ ? i : L->dom_base + i;
-              DirEnt *e = dir_find (w, b);
-              if (e == NULL || !bit_test (e->mask, dom))
-                return check_fail (error, "cached but not in the directory", b, dom);
-              if (L->private_ && (L->st[k] & ST_EXCL) && e->owner != (gint32) dom)
-                return check_fail (error, "exclusive copy but not the owner", b, dom);
-              if (l == 0)
-                {
-                  gboolean in_l2 = ms->inl2
-                                   && find_way (&ms->lv[1], set_base (&ms->lv[1], i, b), b) >= 0;
-                  if (((L->st[k] & ST_INL2) != 0) != in_l2)
-                    return check_fail (error, "L1 copy's in-L2 bit is wrong", b, dom);
-                }
-              else if (L->st[k] & ST_INL2)
-                return check_fail (error, "in-L2 bit outside L1", b, dom);
-              for (guint way2 = way + 1; way2 < L->ways; way2++)
-                if (L->tag[k - way + way2] == b)
-                  return check_fail (error, "line twice in one set", b, dom);
-            }
+          {
+            if (L->rank && !ranks_ok (L, ((gsize) i * L->sets + set) * L->ways))
+              return check_fail (error, "LRU ranks of the set are not a permutation with "
+                                 "the empty ways last", set, i);
+            for (guint way = 0; way < L->ways; way++)
+              {
+                gsize k = ((gsize) i * L->sets + set) * L->ways + way;
+                guint64 b = L->tag[k];
+                if (b == NO_LINE)
+                  continue;
+                if ((b & L->set_mask) != set)
+                  return check_fail (error, "line in the wrong set", b, i);
+                guint dom = L->private_ ? i : L->dom_base + i;
+                DirEnt *e = dir_find (w, b);
+                if (e == NULL || !bit_test (e->mask, dom))
+                  return check_fail (error, "cached but not in the directory", b, dom);
+                if (L->private_ && (L->st[k] & ST_EXCL) && e->owner != (gint32) dom)
+                  return check_fail (error, "exclusive copy but not the owner", b, dom);
+                if (l == 0)
+                  {
+                    gboolean in_l2 = ms->inl2
+                                     && find_way (&ms->lv[1], set_base (&ms->lv[1], i, b), b) >= 0;
+                    if (((L->st[k] & ST_INL2) != 0) != in_l2)
+                      return check_fail (error, "L1 copy's in-L2 bit is wrong", b, dom);
+                  }
+                else if (L->st[k] & ST_INL2)
+                  return check_fail (error, "in-L2 bit outside L1", b, dom);
+                for (guint way2 = way + 1; way2 < L->ways; way2++)
+                  if (L->tag[k - way + way2] == b)
+                    return check_fail (error, "line twice in one set", b, dom);
+              }
+          }
     }
   /* Every directory holder holds the line; owners hold it. */
   guint64 entries = 0;

@@ -64,7 +64,8 @@ cmd_info (int argc, char **argv, GError **error)
   };
   g_autoptr (GOptionContext) ctx = sim_cli_context (argv[0], "TRACE",
     "Summarise a kmem trace: events, exact alloc/free pairing, per-cache totals.\n"
-    "TRACE is ftrace or perf script text (gzip or not) or a slabsim native trace.");
+    "TRACE is ftrace or perf script text (gzip or not), a perf.data (read through\n"
+    "perf script), or a slabsim native trace.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!sim_cli_parse (ctx, argv[0], &argc, &argv, error))
     return FALSE;
@@ -76,14 +77,7 @@ cmd_info (int argc, char **argv, GError **error)
     return FALSE;
   if (caller || alloc || page || sort || lines >= 0)
     {
-      /* perf kmem stat's tables: perf's text. */
-      if (fmt == SIM_FORMAT_JSON)
-        {
-          g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                       "trace info: --caller, --alloc and --page print perf kmem's text tables; "
-                       "for JSON use trace info --format json without them");
-          return FALSE;
-        }
+      /* perf kmem stat's tables: perf's text, or the same rows as JSON. */
       if (!sim_kmem_stat_check_sort (sort, page, error))
         return FALSE;
       if (lines == 0 || lines < -1)
@@ -98,7 +92,8 @@ cmd_info (int argc, char **argv, GError **error)
         caller = TRUE;
       SimKmemStatOptions ko = { .caller = caller, .alloc = alloc, .page = page, .sort = sort,
                                 .lines = lines, .lenient = lenient };
-      g_autofree char *kout = sim_kmem_stat_text (argv[1], &ko, error);
+      g_autofree char *kout = fmt == SIM_FORMAT_JSON ? sim_kmem_stat_json (argv[1], &ko, error)
+                                                     : sim_kmem_stat_text (argv[1], &ko, error);
       if (kout == NULL)
         return FALSE;
       fputs (kout, stdout);

@@ -75,6 +75,123 @@ test_lru_order (void **state)
   assert_int_equal (sim_memsys_cpu_stats (ms, 0)->level[0].misses[SIM_ACC_READ], 6);
 }
 
+/* The LRU levels keep a recency rank per way (lines never move between
+ * ways): a reference move-to-front model of one core's L1 (one set) over an
+ * inclusive L2 must hold exactly the same lines after every access of a
+ * random read/write sequence, including the L1 lines the L2's evictions
+ * back-invalidate (a rank removal), for 8 and 16 ways (the SSE2 rank
+ * updates) and 12 (the byte loop).  Reference order of one access, as the
+ * model does it: an L1 hit reorders L1 only; a miss reorders or fills the
+ * L2 set first (its victim leaves L1 too), then fills L1. */
+#define REF_MAX 64
+
+typedef struct {
+  guint64 line[REF_MAX];   /* most recent first */
+  guint   n, cap;
+} RefSet;
+
+static gboolean
+ref_find_remove (RefSet *s, guint64 x)
+{
+  for (guint i = 0; i < s->n; i++)
+    if (s->line[i] == x)
+      {
+        memmove (s->line + i, s->line + i + 1, (s->n - i - 1) * sizeof (guint64));
+        s->n--;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Put @x first; returns the line pushed out, or G_MAXUINT64. */
+static guint64
+ref_push (RefSet *s, guint64 x)
+{
+  guint64 out = G_MAXUINT64;
+  if (s->n == s->cap)
+    out = s->line[--s->n];
+  memmove (s->line + 1, s->line, s->n * sizeof (guint64));
+  s->line[0] = x;
+  s->n++;
+  return out;
+}
+
+static void
+run_lru_reference (guint l1_ways, guint l2_sets, guint l2_ways, guint64 seed)
+{
+  g_autoptr (SimMachine) m = one_core ();
+  tm_level (m, "L1d", (guint64) l1_ways * 64, l1_ways, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
+  tm_level (m, "L2", (guint64) l2_sets * l2_ways * 64, l2_ways, SIM_REPL_LRU,
+            SIM_INCL_INCLUSIVE, 1, 10);
+  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  RefSet l1 = { .cap = l1_ways }, l2[8];
+  assert_true (l2_sets <= 8 && l1_ways <= REF_MAX && l2_ways <= REF_MAX);
+  for (guint i = 0; i < l2_sets; i++)
+    l2[i] = (RefSet) { .cap = l2_ways };
+  guint universe = 3 * l2_sets * l2_ways;
+  guint64 x = seed, back_inv = 0;
+  for (guint i = 0; i < 20000; i++)
+    {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      /* Half the accesses to a few hot lines, so L1 hits at every rank. */
+      guint64 line = (x >> 40) % 2 ? (x >> 20) % (l1_ways / 2) : (x >> 20) % universe;
+      if ((x >> 50) % 3)
+        rd (ms, LINE (line));
+      else
+        wr (ms, LINE (line));
+      if (ref_find_remove (&l1, line))
+        ref_push (&l1, line);
+      else
+        {
+          RefSet *s2 = &l2[line % l2_sets];
+          if (!ref_find_remove (s2, line))
+            {
+              guint64 out = ref_push (s2, line);
+              if (out != G_MAXUINT64 && ref_find_remove (&l1, out))
+                back_inv++;
+            }
+          else
+            ref_push (s2, line);
+          ref_push (&l1, line);
+        }
+      for (guint64 y = 0; y < universe; y++)
+        {
+          gboolean in1 = FALSE, in2 = FALSE;
+          for (guint k = 0; k < l1.n; k++)
+            in1 |= l1.line[k] == y;
+          for (guint k = 0; k < l2[y % l2_sets].n; k++)
+            in2 |= l2[y % l2_sets].line[k] == y;
+          if (sim_memsys_holds (ms, 0, 0, LINE (y)) != in1
+              || sim_memsys_holds (ms, 0, 1, LINE (y)) != in2)
+            {
+              print_error ("%u ways: after %u accesses, line %" G_GUINT64_FORMAT
+                           ": model L1 %d L2 %d, reference %d %d\n", l1_ways, i + 1, y,
+                           sim_memsys_holds (ms, 0, 0, LINE (y)),
+                           sim_memsys_holds (ms, 0, 1, LINE (y)), in1, in2);
+              fail ();
+            }
+        }
+    }
+  assert_true (back_inv >= 50);   /* the removals were exercised */
+  assert_int_equal (sim_memsys_cpu_stats (ms, 0)->back_invalidations, back_inv);
+  GError *error = NULL;
+  if (!sim_memsys_check (ms, &error))
+    {
+      print_error ("%s\n", error->message);
+      fail ();
+    }
+}
+
+static void
+test_lru_ranks_match_reference (void **state)
+{
+  (void) state;
+  run_lru_reference (8, 4, 8, 1);
+  run_lru_reference (16, 2, 16, 2);
+  run_lru_reference (12, 4, 4, 3);
+  run_lru_reference (16, 8, 4, 4);
+}
+
 /* Tree-PLRU, bit set = victim on the right, a touch points the path away.
  * 4 ways filled 0..3 leave every bit 0; victims then come in the order
  * way 0, 2, 1, 3 (A, C, B, D). */
@@ -336,6 +453,7 @@ main (void)
     cmocka_unit_test (test_nine),
     cmocka_unit_test (test_inclusive_back_invalidates),
     cmocka_unit_test (test_exclusive),
+    cmocka_unit_test (test_lru_ranks_match_reference),
     cmocka_unit_test (test_straddle_full),
     cmocka_unit_test (test_cachegrind_straddle),
     cmocka_unit_test (test_bad_geometry),

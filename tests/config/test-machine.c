@@ -453,9 +453,9 @@ test_bad_cache_geometry (void **state)
               "caches.L2.size: number of sets (4294967296) is more than the cache model "
               "indexes (at most 2^31)");
   /* ... and 64G per socket, 16 ways, is 2^26 sets: legal, but 2 x 2^30 lines
-   * would need some 114 GiB of host memory. */
+   * would need some 116 GiB of host memory. */
   expect_bad (9, "  L2: {size: 64G, ways: 16, latency: 20, shared: socket}", 9, "64G",
-              "caches.L2.size: the cache model would need 116736 MiB of host memory for "
+              "caches.L2.size: the cache model would need 118784 MiB of host memory for "
               "2147485696 cache lines (at most 8192 MiB); this level holds the most: "
               "2147483648 lines in 2 instance(s)");
   expect_bad (8, "  L1d: {size: 32K, ways: 8, line: 8, latency: 4, next: L2}", 8, "8, lat",

@@ -1,8 +1,10 @@
 /* test-kmem-stat.c - "trace info --caller / --alloc / --page" as perf kmem
  * stat prints them: directed numbers on a small trace (hits, bytes,
- * ping-pong, frag, sort keys, -l), goldens on a real one
- * (tests/golden/views/kmem-*.txt; scripts/regen-goldens), usage errors. */
+ * ping-pong, frag, sort keys, -l), the same numbers as JSON, goldens
+ * on a real one in text and JSON (tests/golden/views/kmem-*.{txt,json};
+ * scripts/regen-goldens), usage errors. */
 #include "tests/testutil.h"
+#include "sim/report/json-parse.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -69,15 +71,90 @@ test_directed (void **state)
   g_unlink (path);
 }
 
+/* --format json: the rows and summaries the text prints, by name. */
+static void
+test_directed_json (void **state)
+{
+  (void) state;
+  g_autofree char *path = tu_write_temp (".trace", small, -1);
+  g_autofree char *out = NULL, *err = NULL;
+  int rc = tu_run (&out, &err, (const char *[]) { "trace", "info", "--caller", "--alloc", "-s",
+                                                  "bytes", "-l", "1", "--format", "json", path, NULL });
+  if (rc)
+    print_error ("%s\n", err);
+  assert_int_equal (rc, 0);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimJsonValue) v = sim_json_parse (out, -1, "out", 1, &error);
+  assert_non_null (v);
+  assert_string_equal (sim_json_str (sim_json_get (v, "view"), ""), "perf-kmem");
+  assert_int_equal (sim_json_len (sim_json_get (v, "sort")), 1);
+  assert_int_equal ((int) sim_json_number (sim_json_get (v, "lines"), -1), 1);
+  /* -l 1 keeps one row of three, and says how many there were. */
+  assert_int_equal ((int) sim_json_number (sim_json_get (v, "caller_rows"), -1), 2);
+  SimJsonValue *callers = sim_json_get (v, "caller");
+  assert_int_equal (sim_json_len (callers), 1);
+  SimJsonValue *baz = sim_json_item (callers, 0);
+  assert_string_equal (sim_json_str (sim_json_get (baz, "callsite"), ""), "baz+1");
+  assert_int_equal ((int) sim_json_number (sim_json_get (baz, "bytes_alloc"), -1), 192);
+  assert_int_equal ((int) sim_json_number (sim_json_get (baz, "hit"), -1), 1);
+  assert_int_equal ((int) sim_json_number (sim_json_get (v, "alloc_rows"), -1), 3);
+  SimJsonValue *p = sim_json_item (sim_json_get (v, "alloc"), 0);
+  assert_string_equal (sim_json_str (sim_json_get (p, "ptr"), ""), "0xffff888100002000");
+  assert_string_equal (sim_json_str (sim_json_get (p, "callsite"), ""), "baz+1");
+  SimJsonValue *sum = sim_json_get (v, "summary");
+  assert_int_equal ((int) sim_json_number (sim_json_get (sum, "bytes_req"), -1), 212);
+  assert_int_equal ((int) sim_json_number (sim_json_get (sum, "bytes_alloc"), -1), 224);
+  assert_int_equal ((int) sim_json_number (sim_json_get (sum, "bytes_freed"), -1), 32);
+  assert_int_equal ((int) sim_json_number (sim_json_get (sum, "cross_cpu_allocs"), -1), 1);
+  assert_int_equal ((int) sim_json_number (sim_json_get (sum, "allocs"), -1), 3);
+  g_clear_pointer (&out, g_free);
+  /* Default sort: foo (37.5% frag, one ping-pong) first. */
+  assert_int_equal (tu_run (&out, NULL, (const char *[]) { "trace", "info", "--caller", "--format",
+                                                           "json", path, NULL }), 0);
+  g_autoptr (SimJsonValue) v2 = sim_json_parse (out, -1, "out", 1, &error);
+  assert_non_null (v2);
+  assert_null (sim_json_get (v2, "alloc"));
+  SimJsonValue *foo = sim_json_item (sim_json_get (v2, "caller"), 0);
+  assert_string_equal (sim_json_str (sim_json_get (foo, "callsite"), ""), "foo+10");
+  assert_int_equal ((int) sim_json_number (sim_json_get (foo, "bytes_alloc_per_hit"), -1), 16);
+  assert_int_equal ((int) sim_json_number (sim_json_get (foo, "bytes_req_per_hit"), -1), 10);
+  assert_int_equal ((int) sim_json_number (sim_json_get (foo, "pingpong"), -1), 1);
+  assert_true (sim_json_number (sim_json_get (foo, "frag_pct"), -1) == 37.5);
+  g_clear_pointer (&out, g_free);
+  /* --page: the order-1 unmovable allocation, freed, by PFN. */
+  assert_int_equal (tu_run (&out, NULL, (const char *[]) { "trace", "info", "--page", "--alloc",
+                                                           "--format", "json", path, NULL }), 0);
+  g_autoptr (SimJsonValue) v3 = sim_json_parse (out, -1, "out", 1, &error);
+  assert_non_null (v3);
+  assert_string_equal (sim_json_str (sim_json_get (v3, "view"), ""), "perf-kmem-page");
+  SimJsonValue *pg = sim_json_item (sim_json_get (v3, "alloc"), 0);
+  assert_int_equal ((int) sim_json_number (sim_json_get (pg, "pfn"), -1), 1115437);
+  assert_int_equal ((int) sim_json_number (sim_json_get (pg, "order"), -1), 1);
+  assert_string_equal (sim_json_str (sim_json_get (pg, "migratetype"), ""), "unmovable");
+  assert_string_equal (sim_json_str (sim_json_get (pg, "gfp_flags"), ""), "GFP_KERNEL");
+  SimJsonValue *ps = sim_json_get (v3, "summary");
+  assert_int_equal ((int) sim_json_number (sim_json_get (ps, "alloc_requests"), -1), 1);
+  assert_int_equal ((int) sim_json_number (sim_json_get (ps, "alloc_kb"), -1), 8);
+  assert_int_equal ((int) sim_json_number (sim_json_get (ps, "alloc_freed_requests"), -1), 1);
+  SimJsonValue *o1 = sim_json_item (sim_json_get (v3, "orders"), 1);
+  assert_int_equal ((int) sim_json_number (sim_json_get (o1, "order"), -1), 1);
+  assert_int_equal ((int) sim_json_number (sim_json_get (o1, "unmovable"), -1), 1);
+  assert_int_equal ((int) sim_json_number (sim_json_get (o1, "movable"), -1), 0);
+  g_unlink (path);
+}
+
 static void
 test_golden (void **state)
 {
   (void) state;
   g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
-  static const struct { const char *golden; const char *args[6]; } cases[] = {
+  static const struct { const char *golden; const char *args[8]; } cases[] = {
     { "kmem-caller.txt", { "--caller", "-l", "20", NULL } },
     { "kmem-alloc.txt", { "--alloc", "-s", "hit,bytes", "-l", "10", NULL } },
     { "kmem-page.txt", { "--page", "--caller", NULL } },
+    { "kmem-caller.json", { "--caller", "-l", "20", "--format", "json", NULL } },
+    { "kmem-alloc.json", { "--alloc", "-s", "hit,bytes", "-l", "10", "--format", "json", NULL } },
+    { "kmem-page.json", { "--page", "--caller", "--format", "json", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -101,7 +178,7 @@ test_errors (void **state)
 {
   (void) state;
   g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
-  g_autofree char *e1 = NULL, *e2 = NULL, *e3 = NULL;
+  g_autofree char *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL;
   assert_int_equal (tu_run (NULL, &e1, (const char *[]) { "trace", "info", "--caller", "-s", "size",
                                                           trace, NULL }), 2);
   tu_assert_contains (e1, "unknown sort key \"size\"");
@@ -110,8 +187,12 @@ test_errors (void **state)
                                                           trace, NULL }), 2);
   tu_assert_contains (e2, "-l");
   assert_int_equal (tu_run (NULL, &e3, (const char *[]) { "trace", "info", "--caller", "--format",
-                                                          "json", trace, NULL }), 2);
-  tu_assert_contains (e3, "text tables");
+                                                          "html", trace, NULL }), 2);
+  tu_assert_contains (e3, "html");
+  /* The JSON takes the same sort keys, and refuses the same way. */
+  assert_int_equal (tu_run (NULL, &e4, (const char *[]) { "trace", "info", "--page", "--format", "json",
+                                                          "-s", "frag", trace, NULL }), 2);
+  tu_assert_contains (e4, "unknown sort key \"frag\"");
 }
 
 int
@@ -119,6 +200,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_directed),
+    cmocka_unit_test (test_directed_json),
     cmocka_unit_test (test_golden),
     cmocka_unit_test (test_errors),
   };
