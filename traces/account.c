@@ -5,40 +5,36 @@
  * CPUs differ.  Unlike perf kmem, a pointer is forgotten at its free, so a
  * double free counts as unknown, and an allocation of a still-live pointer
  * is counted as an implicit free of the old object (perf kmem silently
- * overwrites it).  The live set is an open-addressing table with linear
- * probing and backward-shift deletion: no tombstones, so lookups stay short
- * however long the trace.
+ * overwrites it).  The live set and the cache index are sim/core/idmap.h
+ * maps (open addressing, backward-shift deletion, no tombstones), so
+ * lookups stay short however long the trace and no key is allocated.
  */
 #include "traces/account.h"
 
+#include "sim/core/idmap.h"
+
 #include <string.h>
+
+/* idmap entries are a power of two in size: the live object must stay 32
+ * bytes (the key, ptr, first). */
+G_STATIC_ASSERT (sizeof (SimLiveObject) == 32 && G_STRUCT_OFFSET (SimLiveObject, ptr) == 0);
 
 struct _SimTraceAccount {
   SimAccountCounts counts;
-  SimLiveObject   *slots;     /* ptr 0 = empty */
-  guint64          mask;
-  guint64          live;
+  SimIdMap        *live;      /* ptr -> SimLiveObject (ptr 0 never live) */
   GArray          *caches;    /* SimAccountCache */
-  GHashTable      *cache_ix;  /* key (guint64*) -> index + 1 */
+  SimIdMap        *cache_ix;  /* key -> index (SimIdPair) */
   guint64          last_key;  /* one-entry memo of the last cache looked up (0: none) */
   guint32          last_ix;
 };
-
-static inline guint64
-slot_of (const SimTraceAccount *a, guint64 ptr)
-{
-  guint64 h = ptr * 0x9e3779b97f4a7c15ull;
-  return (h ^ (h >> 29)) & a->mask;
-}
 
 SimTraceAccount *
 sim_trace_account_new (void)
 {
   SimTraceAccount *a = g_new0 (SimTraceAccount, 1);
-  a->mask = 4095;
-  a->slots = g_new0 (SimLiveObject, a->mask + 1);
+  a->live = sim_idmap_new (sizeof (SimLiveObject), 3072);
   a->caches = g_array_new (FALSE, TRUE, sizeof (SimAccountCache));
-  a->cache_ix = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  a->cache_ix = sim_idmap_new (sizeof (SimIdPair), 0);
   a->last_key = 0;            /* no key is 0: ids start at 1, size classes have bit 63 */
   return a;
 }
@@ -48,68 +44,16 @@ sim_trace_account_free (SimTraceAccount *a)
 {
   if (a == NULL)
     return;
-  g_free (a->slots);
+  sim_idmap_free (a->live);
   g_array_free (a->caches, TRUE);
-  g_hash_table_unref (a->cache_ix);
+  sim_idmap_free (a->cache_ix);
   g_free (a);
 }
 
-static SimLiveObject *
+static inline SimLiveObject *
 find (SimTraceAccount *a, guint64 ptr)
 {
-  for (guint64 i = slot_of (a, ptr);; i = (i + 1) & a->mask)
-    {
-      if (a->slots[i].ptr == ptr)
-        return &a->slots[i];
-      if (a->slots[i].ptr == 0)
-        return NULL;
-    }
-}
-
-static SimLiveObject *
-insert (SimTraceAccount *a, const SimLiveObject *o)
-{
-  if ((a->live + 1) * 4 > (a->mask + 1) * 3)
-    {
-      SimLiveObject *old = a->slots;
-      guint64 n = a->mask + 1;
-      a->mask = n * 2 - 1;
-      a->slots = g_new0 (SimLiveObject, a->mask + 1);
-      for (guint64 i = 0; i < n; i++)
-        if (old[i].ptr)
-          {
-            guint64 j = slot_of (a, old[i].ptr);
-            while (a->slots[j].ptr)
-              j = (j + 1) & a->mask;
-            a->slots[j] = old[i];
-          }
-      g_free (old);
-    }
-  guint64 j = slot_of (a, o->ptr);
-  while (a->slots[j].ptr)
-    j = (j + 1) & a->mask;
-  a->slots[j] = *o;
-  a->live++;
-  return &a->slots[j];
-}
-
-static void
-remove_slot (SimTraceAccount *a, SimLiveObject *s)
-{
-  guint64 i = s - a->slots;
-  /* backward-shift: pull later members of the probe run into the hole */
-  for (guint64 j = (i + 1) & a->mask; a->slots[j].ptr; j = (j + 1) & a->mask)
-    {
-      guint64 home = slot_of (a, a->slots[j].ptr);
-      /* move j to i if home is cyclically outside (i, j] */
-      if (((j - home) & a->mask) >= ((j - i) & a->mask))
-        {
-          a->slots[i] = a->slots[j];
-          i = j;
-        }
-    }
-  a->slots[i].ptr = 0;
-  a->live--;
+  return sim_idmap_lookup (a->live, ptr);
 }
 
 static guint32
@@ -117,22 +61,17 @@ cache_index (SimTraceAccount *a, guint64 key)
 {
   if (key == a->last_key)
     return a->last_ix;
-  gpointer v = g_hash_table_lookup (a->cache_ix, &key);
-  guint32 ix;
-  if (v)
-    ix = GPOINTER_TO_UINT (v) - 1;
-  else
+  gboolean existed;
+  SimIdPair *p = sim_idmap_insert (a->cache_ix, key, &existed);
+  if (!existed)
     {
       SimAccountCache c = { .key = key };
       g_array_append_val (a->caches, c);
-      ix = a->caches->len - 1;
-      guint64 *k = g_new (guint64, 1);
-      *k = key;
-      g_hash_table_insert (a->cache_ix, k, GUINT_TO_POINTER (ix + 1));
+      p->value = a->caches->len - 1;
     }
   a->last_key = key;
-  a->last_ix = ix;
-  return ix;
+  a->last_ix = (guint32) p->value;
+  return a->last_ix;
 }
 
 static inline SimAccountCache *
@@ -176,11 +115,13 @@ sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev, SimAccount
           c->implicit_frees++;
           c->bytes_freed += old->bytes_alloc;
           cache_at (a, old->cache)->implicit_frees++;
-          remove_slot (a, old);
+          sim_idmap_remove_entry (a->live, old);
         }
-      SimLiveObject o = { .ptr = ev->ptr, .bytes_alloc = ev->bytes_alloc, .cpu = ev->cpu,
-                          .cache = ix };
-      res->live = insert (a, &o);
+      SimLiveObject *o = sim_idmap_insert (a->live, ev->ptr, NULL);
+      o->bytes_alloc = ev->bytes_alloc;
+      o->cpu = ev->cpu;
+      o->cache = ix;
+      res->live = o;
     }
   else if (sim_trace_kind_is_slab_free (ev->kind))
     {
@@ -217,14 +158,14 @@ sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev, SimAccount
           cs->cross_cpu_frees++;
           res->free_class = SIM_FREE_CROSS_CPU;
         }
-      remove_slot (a, o);
+      sim_idmap_remove_entry (a->live, o);
     }
 }
 
 const SimAccountCounts *
 sim_trace_account_counts (SimTraceAccount *a)
 {
-  a->counts.live_at_end = a->live;
+  a->counts.live_at_end = sim_idmap_size (a->live);
   return &a->counts;
 }
 

@@ -2,6 +2,8 @@
  * decisions.h for the metrics and their limits. */
 #include "traces/decisions.h"
 
+#include "sim/core/idmap.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +18,7 @@ typedef struct {
 
 typedef struct {
   SimDecisionCache pub;
-  GHashTable *distinct;           /* head pfn set */
+  SimIdMap *distinct;             /* head pfn set */
   GArray *cpu;                    /* PerCpu */
 } Cache;
 
@@ -31,15 +33,15 @@ typedef struct {
 struct _SimDecisions {
   GPtrArray *caches;              /* Cache*, first appearance */
   GHashTable *by_name;            /* name -> index + 1 */
-  GHashTable *live;               /* ptr -> cache index + 1 */
-  GHashTable *slabs;              /* head pfn -> SLAB_PACK + 1 */
-  GHashTable *pending;            /* head pfn -> PEND_PACK + 1 */
+  SimIdMap *live;                 /* ptr -> cache index + 1 */
+  SimIdMap *slabs;                /* head pfn -> SLAB_PACK + 1 */
+  SimIdMap *pending;              /* head pfn -> PEND_PACK + 1 */
   SimDecisionTotals totals;
   GArray *sorted;                 /* SimDecisionCache, for callers */
   /* sim_decisions_track_slab_pages: the ordinal of each page allocation,
    * and the set that receives those that became slabs. */
   GHashTable *slab_page_set;      /* ordinal + 1, caller's */
-  GHashTable *pend_ordinal;       /* head pfn -> ordinal + 1 */
+  SimIdMap *pend_ordinal;         /* head pfn -> ordinal + 1 */
   guint64 page_alloc_ordinal;
 };
 
@@ -48,7 +50,7 @@ cache_free (gpointer p)
 {
   Cache *c = p;
   g_free (c->pub.name);
-  g_hash_table_destroy (c->distinct);
+  sim_idmap_free (c->distinct);
   g_array_unref (c->cpu);
   g_free (c);
 }
@@ -59,9 +61,9 @@ sim_decisions_new (void)
   SimDecisions *d = g_new0 (SimDecisions, 1);
   d->caches = g_ptr_array_new_with_free_func (cache_free);
   d->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  d->slabs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  d->pending = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  d->live = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  d->slabs = sim_idmap_new (sizeof (SimIdPair), 0);
+  d->pending = sim_idmap_new (sizeof (SimIdPair), 0);
+  d->live = sim_idmap_new (sizeof (SimIdPair), 0);
   return d;
 }
 
@@ -72,41 +74,38 @@ sim_decisions_free (SimDecisions *d)
     return;
   g_ptr_array_unref (d->caches);
   g_hash_table_destroy (d->by_name);
-  g_hash_table_destroy (d->live);
-  g_hash_table_destroy (d->slabs);
-  g_hash_table_destroy (d->pending);
-  if (d->pend_ordinal)
-    g_hash_table_destroy (d->pend_ordinal);
+  sim_idmap_free (d->live);
+  sim_idmap_free (d->slabs);
+  sim_idmap_free (d->pending);
+  sim_idmap_free (d->pend_ordinal);
   if (d->sorted)
     g_array_unref (d->sorted);
   g_free (d);
 }
 
-/* guint64-keyed tables with values stored as pointer-sized numbers. */
-static guint64
-map_get (GHashTable *t, guint64 key)
+/* guint64-keyed tables of guint64 values, 0 meaning absent. */
+static inline guint64
+map_get (const SimIdMap *t, guint64 key)
 {
-  return GPOINTER_TO_SIZE (g_hash_table_lookup (t, &key));
+  return sim_idmap_get (t, key, 0);
 }
 
-static void
-map_set (GHashTable *t, guint64 key, guint64 value)
+static inline void
+map_set (SimIdMap *t, guint64 key, guint64 value)
 {
-  guint64 *k = g_new (guint64, 1);
-  *k = key;
-  g_hash_table_replace (t, k, GSIZE_TO_POINTER ((gsize) value));
+  sim_idmap_set (t, key, value);
 }
 
-static gboolean
-map_del (GHashTable *t, guint64 key)
+static inline gboolean
+map_del (SimIdMap *t, guint64 key)
 {
-  return g_hash_table_remove (t, &key);
+  return sim_idmap_remove (t, key, NULL);
 }
 
 /* The block of @t (head pfn -> packed value with the order in its low 7
  * bits, + 1) that contains @pfn: buddy blocks are aligned to their order. */
 static guint64
-block_containing (GHashTable *t, guint64 pfn, guint64 *head)
+block_containing (const SimIdMap *t, guint64 pfn, guint64 *head)
 {
   for (guint k = 0; k < MAX_ORDER; k++)
     {
@@ -131,7 +130,7 @@ cache_index (SimDecisions *d, const char *name)
   Cache *c = g_new0 (Cache, 1);
   c->pub.name = g_strdup (name);
   c->pub.order = -1;
-  c->distinct = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  c->distinct = sim_idmap_new (8, 0);
   c->cpu = g_array_new (FALSE, TRUE, sizeof (PerCpu));
   g_ptr_array_add (d->caches, c);
   guint idx = d->caches->len - 1;
@@ -227,13 +226,10 @@ sim_decisions_alloc (SimDecisions *d, guint cpu, const char *cache, guint64 ptr)
           map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
         }
     }
-  if (g_hash_table_lookup_extended (c->distinct, &head, NULL, NULL) == FALSE)
-    {
-      guint64 *k = g_new (guint64, 1);
-      *k = head;
-      g_hash_table_add (c->distinct, k);
-      c->pub.distinct_slabs++;
-    }
+  gboolean seen;
+  sim_idmap_insert (c->distinct, head, &seen);
+  if (!seen)
+    c->pub.distinct_slabs++;
   if (pc->last_slab == head + 1)
     c->pub.same_slab++;
   pc->last_slab = head + 1;
@@ -281,8 +277,7 @@ sim_decisions_page_free (SimDecisions *d, guint64 pfn, guint order)
     }
   /* A new slab at this head later is another slab: distinct_slabs will
    * count it again. */
-  guint64 key = pfn;
-  g_hash_table_remove (c->distinct, &key);
+  sim_idmap_remove (c->distinct, pfn, NULL);
 }
 
 void
@@ -389,7 +384,7 @@ sim_decisions_track_slab_pages (SimDecisions *d, GHashTable *set)
 {
   d->slab_page_set = set;
   if (d->pend_ordinal == NULL)
-    d->pend_ordinal = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+    d->pend_ordinal = sim_idmap_new (sizeof (SimIdPair), 0);
 }
 
 const SimDecisionTotals *

@@ -42,6 +42,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimNativeWriter, sim_native_writer_free)
 gboolean sim_native_convert (const char *in_path, const char *out_path, gboolean lenient,
                              guint64 *events_out, GError **error);
 
+/* The same from an open reader (read to its end). */
+gboolean sim_native_convert_reader (SimTraceReader *r, const char *out_path,
+                                    guint64 *events_out, GError **error);
+
 /* CRC-32 (IEEE 802.3, as zlib and gzip compute it). */
 guint32 sim_native_crc32 (guint32 crc, const void *data, gsize len);
 

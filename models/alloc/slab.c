@@ -72,6 +72,7 @@
 #include "models/alloc/paths.h"
 #include "models/page/page-alloc.h"
 #include "sim/core/errors.h"
+#include "sim/core/idmap.h"
 
 #include <string.h>
 
@@ -301,7 +302,7 @@ struct SimSlab {
   GArray        *tunes;             /* Tune, from slabinfo= */
   GPtrArray     *caches;            /* SlabCache*, by id (creation order) */
   GHashTable    *by_name;
-  GHashTable    *slab_of;           /* page address -> Slab */
+  SimIdMap      *slab_of;           /* page address -> Slab* (SimIdPair; slab_at) */
   /* malloc_sizes[]: {cs_size, cs_cachep, cs_dmacachep} */
   guint          n_sizes;
   guint32       *sizes;
@@ -318,6 +319,13 @@ struct SimSlab {
   SimAddr       *arena_base;
   guint64       *arena_used, *arena_size;
 };
+
+/* The slab that page @page belongs to, or NULL. */
+static inline Slab *
+slab_at (const SimSlab *m, SimAddr page)
+{
+  return (Slab *) (gsize) sim_idmap_get (m->slab_of, page, 0);
+}
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
@@ -559,7 +567,7 @@ virt_to_slab (SimSlab *m, SimOp *op, SimAddr obj)
   SimAddr pg = sim_page_struct (m->env.pages, page);
   sim_op_read (op, pg + PG_FLAGS, 8, SIM_MEM_STRUCT_PAGE);
   sim_op_read (op, pg + PG_LRU, 16, SIM_MEM_STRUCT_PAGE);
-  return g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (page));
+  return slab_at (m, page);
 }
 
 static SimAddr
@@ -602,11 +610,11 @@ map_slab_pages (SimSlab *m, Slab *s, gboolean add)
 {
   for (guint i = 0; i < (1u << s->c->gfporder); i++)
     {
-      gpointer key = GSIZE_TO_POINTER (s->pages + ((SimAddr) i << SIM_PAGE_SHIFT));
+      SimAddr key = s->pages + ((SimAddr) i << SIM_PAGE_SHIFT);
       if (add)
-        g_hash_table_insert (m->slab_of, key, s);
+        sim_idmap_set (m->slab_of, key, (gsize) s);
       else
-        g_hash_table_remove (m->slab_of, key);
+        sim_idmap_remove (m->slab_of, key, NULL);
     }
 }
 
@@ -1193,7 +1201,7 @@ gboolean
 sim_slab_free (SimSlab *m, SimOp *op, SimAddr addr)
 {
   SimAddr page = addr & ~(SimAddr) (SIM_PAGE_SIZE - 1);
-  Slab *s = g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (page));
+  Slab *s = slab_at (m, page);
   if (s == NULL || addr < s->s_mem)
     return FALSE;
   SlabCache *c = s->c;
@@ -1211,7 +1219,7 @@ gboolean
 sim_slab_cache_free (SimSlab *m, SimOp *op, SimAddr addr)
 {
   SimAddr page = addr & ~(SimAddr) (SIM_PAGE_SIZE - 1);
-  Slab *s = g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (page));
+  Slab *s = slab_at (m, page);
   if (s == NULL || addr < s->s_mem)
     return FALSE;
   SlabCache *c = s->c;
@@ -1988,7 +1996,7 @@ sim_slab_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   m->tunes = g_array_new (FALSE, TRUE, sizeof (Tune));
   m->caches = g_ptr_array_new ();
   m->by_name = g_hash_table_new (g_str_hash, g_str_equal);
-  m->slab_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->slab_of = sim_idmap_new (sizeof (SimIdPair), 0);
   m->hz = sim_kernel_hz (era->name);
   g_autofree char *table = g_strconcat ("slab-", era->name, NULL);
   if (!sim_paths_load (table, path_keys, N_PATHS, m->path, error)
@@ -2046,7 +2054,7 @@ sim_slab_free_model (SimSlab *m)
       if (m->reap_event[cpu])
         sim_engine_cancel (m->env.eng, m->reap_event[cpu]);
   if (m->slab_of)
-    g_hash_table_destroy (m->slab_of);
+    sim_idmap_free (m->slab_of);
   for (guint i = 0; m->caches && i < m->caches->len; i++)
     {
       SlabCache *c = g_ptr_array_index (m->caches, i);
@@ -2229,8 +2237,7 @@ gboolean
 sim_slab_object_slab (const SimSlab *m, SimAddr obj, SimAddr *pages, SimAddr *s_mem,
                       guint *colouroff, guint *node)
 {
-  const Slab *s = g_hash_table_lookup (m->slab_of,
-                                       GSIZE_TO_POINTER (obj & ~(SimAddr) (SIM_PAGE_SIZE - 1)));
+  const Slab *s = slab_at (m, obj & ~(SimAddr) (SIM_PAGE_SIZE - 1));
   if (s == NULL)
     return FALSE;
   if (pages)
@@ -2284,8 +2291,7 @@ check_array (const SimSlab *m, const SlabCache *c, const ArrayCache *ac, gint no
   for (guint i = 0; i < ac->avail; i++)
     {
       SimAddr obj = ac->entry[i];
-      const Slab *s = g_hash_table_lookup (m->slab_of,
-                                           GSIZE_TO_POINTER (obj & ~(SimAddr) (SIM_PAGE_SIZE - 1)));
+      const Slab *s = slab_at (m, obj & ~(SimAddr) (SIM_PAGE_SIZE - 1));
       if (s == NULL || s->c != c || obj < s->s_mem || (obj - s->s_mem) % c->buffer_size
           || (obj - s->s_mem) / c->buffer_size >= c->num)
         return check_fail (error, c, "%s: entry %u (%#" G_GINT64_MODIFIER "x) is not an object "
@@ -2411,11 +2417,11 @@ sim_slab_check (const SimSlab *m, GError **error)
       active_objs (c, m->n_nodes, &slabs, lists, &active);
       mapped += slabs << c->gfporder;
     }
-  if (mapped != g_hash_table_size (m->slab_of))
+  if (mapped != sim_idmap_size (m->slab_of))
     {
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
-                   "slab: %" G_GUINT64_FORMAT " slab pages on lists but %u mapped",
-                   mapped, g_hash_table_size (m->slab_of));
+                   "slab: %" G_GUINT64_FORMAT " slab pages on lists but %" G_GUINT64_FORMAT
+                   " mapped", mapped, sim_idmap_size (m->slab_of));
       return FALSE;
     }
   return TRUE;
@@ -2463,8 +2469,7 @@ static gsize
 ops_ksize (gpointer mp, SimAddr addr)
 {
   SimSlab *m = mp;
-  const Slab *s = g_hash_table_lookup (m->slab_of,
-                                       GSIZE_TO_POINTER (addr & ~(SimAddr) (SIM_PAGE_SIZE - 1)));
+  const Slab *s = slab_at (m, addr & ~(SimAddr) (SIM_PAGE_SIZE - 1));
   return s ? s->c->buffer_size : 0;
 }
 

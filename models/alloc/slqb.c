@@ -62,6 +62,7 @@
 #include "models/alloc/paths.h"
 #include "models/page/page-alloc.h"
 #include "sim/core/errors.h"
+#include "sim/core/idmap.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -246,7 +247,7 @@ struct SimSlqb {
   guint64      cycles_per_sec;
   GPtrArray   *caches;          /* SlqbCache*, owned */
   GHashTable  *by_name;         /* name -> SlqbCache */
-  GHashTable  *page_of;         /* page address -> SlqbPage */
+  SimIdMap    *page_of;         /* page address -> SlqbPage* (SimIdPair) */
   SlqbCache   *kmalloc[N_KMALLOC];
   SimCacheId   kmalloc_id[N_KMALLOC];
   guint64     *trim_event;      /* [n_cpus] pending engine event ids */
@@ -463,7 +464,7 @@ new_slab_page (SimSlqb *m, SimOp *op, SlqbCache *s, guint32 gfp, gint node, guin
   pg->node = sim_page_node_of (m->env.pages, base) % m->n_nodes;
   pg->out = (guint8 *) &pg->next_free[n];
   pg->mark = pg->out + n;
-  g_hash_table_insert (m->page_of, GSIZE_TO_POINTER (base), pg);
+  sim_idmap_set (m->page_of, base, (gsize) pg);
 
   /* PG_slab, then the objects threaded in address order from the colour
    * offset: one store of the free pointer into each. */
@@ -484,7 +485,7 @@ free_slab (SimSlqb *m, SimOp *op, SlqbPage *pg)
 {
   sim_op_path (op, &m->path[P_FREE_SLAB]);
   wr_pg (op, pg, PG_FLAGS, 8);            /* reset mapcount, clear PG_slab */
-  g_hash_table_remove (m->page_of, GSIZE_TO_POINTER (pg->base));
+  sim_idmap_remove (m->page_of, pg->base, NULL);
   sim_page_free (m->env.pages, op, pg->base, pg->order);
   g_free (pg);
 }
@@ -971,8 +972,8 @@ slab_free (SimSlqb *m, SimOp *op, SlqbCache *s, Obj o)
 static gboolean
 lookup_object (const SimSlqb *m, SimAddr addr, Obj *out)
 {
-  SlqbPage *pg = g_hash_table_lookup (m->page_of,
-                                      GSIZE_TO_POINTER (sim_page_head (m->env.pages, addr)));
+  SlqbPage *pg = (SlqbPage *) (gsize) sim_idmap_get (m->page_of,
+                                                     sim_page_head (m->env.pages, addr), 0);
   if (pg == NULL || addr < pg->base + pg->colour)
     return FALSE;
   SimAddr off = addr - pg->base - pg->colour;
@@ -1558,15 +1559,15 @@ check_cache (const SimSlqb *m, const SlqbCache *s, GPtrArray *pages, GError **er
 gboolean
 sim_slqb_check (const SimSlqb *m, GError **error)
 {
-  /* One pass over every page, sorted by cache. */
+  /* One pass over every page, sorted by cache; within a cache in address
+   * order, so which fault is named first never depends on the map's
+   * layout. */
   GHashTable *by_cache = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                                 (GDestroyNotify) g_ptr_array_unref);
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, m->page_of);
-  while (g_hash_table_iter_next (&it, &k, &v))
+  g_autoptr (GPtrArray) by_base = sim_idmap_sorted (m->page_of);
+  for (guint bi = 0; bi < by_base->len; bi++)
     {
-      SlqbPage *pg = v;
+      SlqbPage *pg = (SlqbPage *) (gsize) ((const SimIdPair *) by_base->pdata[bi])->value;
       GPtrArray *a = g_hash_table_lookup (by_cache, pg->s);
       if (a == NULL)
         {
@@ -1707,7 +1708,7 @@ sim_slqb_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
     m->cycles_per_sec = 1000000000;
   m->caches = g_ptr_array_new ();
   m->by_name = g_hash_table_new (g_str_hash, g_str_equal);
-  m->page_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->page_of = sim_idmap_new (sizeof (SimIdPair), 0);
 
   /* kmem_cache_init: kmalloc-192 (L1_CACHE_BYTES < 128), then the powers
    * of two from 8 bytes to 2 MiB; ARCH_KMALLOC_FLAGS is
@@ -1751,12 +1752,10 @@ sim_slqb_free_model (SimSlqb *m)
       if (m->trim_event[cpu])
         sim_engine_cancel (m->env.eng, m->trim_event[cpu]);
   g_free (m->trim_event);
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, m->page_of);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    g_free (v);
-  g_hash_table_destroy (m->page_of);
+  guint64 cur = 0;
+  for (SimIdPair *e; (e = sim_idmap_next (m->page_of, &cur)) != NULL;)
+    g_free ((gpointer) (gsize) e->value);
+  sim_idmap_free (m->page_of);
   for (guint i = 0; i < m->caches->len; i++)
     {
       SlqbCache *s = g_ptr_array_index (m->caches, i);

@@ -115,8 +115,7 @@ check_one_sheaf (const SimSlub *m, const SlubCache *s, const Sheaf *sh, const ch
   for (guint i = 0; i < sh->size; i++)
     {
       SimAddr a = sh->objects[i];
-      const Slab *sl = g_hash_table_lookup (m->slab_of,
-                                            GSIZE_TO_POINTER (sim_page_head (m->env.pages, a)));
+      const Slab *sl = slab_at (m, sim_page_head (m->env.pages, a));
       if (sl == NULL || sl->s != s || (a - sl->base) % s->g.size != 0
           || (a - sl->base) / s->g.size >= sl->objects)
         {
@@ -218,6 +217,9 @@ sim_slub_check (const SimSlub *m, GError **error)
    * owning CPU's freelist, in a sheaf (6.18), or handed out; slab counts, list membership and
    * frozen state agree with where each slab sits. */
   GHashTable *accounted = g_hash_table_new (g_direct_hash, g_direct_equal);
+  /* The slabs in address order, so which fault is named first never
+   * depends on the map's layout. */
+  g_autoptr (GPtrArray) by_base = sim_idmap_sorted (m->slab_of);
   gboolean ok = TRUE;
   for (guint i = 0; i < m->caches->len && ok; i++)
     {
@@ -296,12 +298,9 @@ sim_slub_check (const SimSlub *m, GError **error)
 
       /* Every slab of this cache: object conservation. */
       guint64 seen_slabs = 0, seen_objects = 0, inuse_sum = 0;
-      GHashTableIter it;
-      gpointer key, val;
-      g_hash_table_iter_init (&it, m->slab_of);
-      while (g_hash_table_iter_next (&it, &key, &val) && ok)
+      for (guint bi = 0; bi < by_base->len && ok; bi++)
         {
-          const Slab *sl = val;
+          const Slab *sl = (const Slab *) (gsize) ((const SimIdPair *) by_base->pdata[bi])->value;
           if (sl->s != s)
             continue;
           seen_slabs++;

@@ -621,8 +621,8 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
   m->caches = g_ptr_array_new ();
   m->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   m->model_of = g_hash_table_new (g_direct_hash, g_direct_equal);
-  m->slab_of = g_hash_table_new (g_direct_hash, g_direct_equal);
-  m->large = g_hash_table_new (g_direct_hash, g_direct_equal);
+  m->slab_of = sim_idmap_new (sizeof (SimIdPair), 0);
+  m->large = sim_idmap_new (sizeof (SimIdPair), 0);
   m->set = sim_slub_cache_set_new (&m->cfg);
   if (!sim_kmalloc_create_caches (m->set, error))
     {
@@ -682,14 +682,12 @@ sim_slub_free_model (SimSlub *m)
 {
   if (m == NULL)
     return;
-  GHashTableIter it;
-  gpointer k, v;
   if (m->slab_of)
     {
-      g_hash_table_iter_init (&it, m->slab_of);
-      while (g_hash_table_iter_next (&it, &k, &v))
-        g_free (v);
-      g_hash_table_destroy (m->slab_of);
+      guint64 cur = 0;
+      for (SimIdPair *e; (e = sim_idmap_next (m->slab_of, &cur)) != NULL;)
+        g_free ((gpointer) (gsize) e->value);
+      sim_idmap_free (m->slab_of);
     }
   if (m->caches)
     {
@@ -725,7 +723,7 @@ sim_slub_free_model (SimSlub *m)
   if (m->model_of)
     g_hash_table_destroy (m->model_of);
   if (m->large)
-    g_hash_table_destroy (m->large);
+    sim_idmap_free (m->large);
   if (m->set)
     sim_slub_cache_set_free (m->set);
   g_free (m->kmalloc);

@@ -31,6 +31,7 @@
 #include "models/alloc/kmalloc-classes.h"
 #include "models/alloc/paths.h"
 #include "sim/core/errors.h"
+#include "sim/core/idmap.h"
 
 #include <string.h>
 
@@ -285,8 +286,8 @@ struct SimSlub {
   guint          n_nodes;
   GPtrArray     *caches;    /* SlubCache*, owned */
   GHashTable    *by_name;   /* name (incl. aliases) -> SlubCache */
-  GHashTable    *slab_of;   /* slab base address -> Slab */
-  GHashTable    *large;     /* pass-through page address -> order */
+  SimIdMap      *slab_of;   /* slab base address -> Slab* (SimIdPair; slab_at) */
+  SimIdMap      *large;     /* pass-through page address -> order (SimIdPair) */
   guint64        large_pages;
   /* 2.6.33/2.6.34 placement (PCPU_STATIC_ARRAY, PCPU_KMALLOC_STATIC). */
   SimAddr       *pcpu_unit;     /* each CPU's per-CPU unit */
@@ -295,6 +296,13 @@ struct SimSlub {
   SimAddr        kmalloc_kc;    /* the static kmalloc_caches[] array */
   guint          no_recurse;    /* 7.x: inside a kmalloc cache's sheaf allocation */
 };
+
+/* The slab whose first page is at @base, or NULL. */
+static inline Slab *
+slab_at (const SimSlub *m, SimAddr base)
+{
+  return (Slab *) (gsize) sim_idmap_get (m->slab_of, base, 0);
+}
 
 /* One ops table per era: the paths an allocation, a free and a flush
  * take, and the two bulk operations the sheaves refill and flush

@@ -117,7 +117,7 @@ new_slab (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
   slab->order = (guint8) order;
   slab->node = (guint16) (sim_page_node_of (m->env.pages, base) % m->n_nodes);
   sim_lock_init (&slab->lock, "slab_lock");
-  g_hash_table_insert (m->slab_of, GSIZE_TO_POINTER (base), slab);
+  sim_idmap_set (m->slab_of, base, (gsize) slab);
 
   /* Set up struct page (PG_slab, slab, offset/objects, freelist) and
    * thread the freelist in ascending address order: one store of the
@@ -159,7 +159,7 @@ discard_slab (SimSlub *m, SimOp *op, Slab *slab)
         m->env.internal (m->env.internal_data, op->cpu, v, 0, "__free_slab", TRUE);
       sim_slub_free (m, op, v);
     }
-  g_hash_table_remove (m->slab_of, GSIZE_TO_POINTER (slab->base));
+  sim_idmap_remove (m->slab_of, slab->base, NULL);
   sim_page_free (m->env.pages, op, slab->base, slab->order);
   g_free (slab);
 }

@@ -203,7 +203,7 @@ sim_slub_kfree_rcu (SimSlub *m, SimOp *op, SimAddr addr)
   Slab *slab = slab_of_addr (m, op, addr);
   if (slab == NULL)
     {
-      if (!g_hash_table_contains (m->large, GSIZE_TO_POINTER (addr)))
+      if (!sim_idmap_contains (m->large, addr))
         return FALSE;
       return sim_alloc_call_rcu_free (&m->env, op, (SimAllocFreeFn) sim_slub_free, m, addr);
     }

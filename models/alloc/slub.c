@@ -363,8 +363,7 @@ slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
 static void
 obj_exts_account (SimSlub *m, SimOp *op, SimAddr addr, guint32 gfp)
 {
-  Slab *slab = g_hash_table_lookup (m->slab_of,
-                                    GSIZE_TO_POINTER (sim_page_head (m->env.pages, addr)));
+  Slab *slab = slab_at (m, sim_page_head (m->env.pages, addr));
   if (slab == NULL)
     return;                    /* a large kmalloc: its pages are charged, no vector */
   if (slab->obj_exts == 0)
@@ -536,7 +535,7 @@ slab_of_addr (SimSlub *m, SimOp *op, SimAddr addr)
   sim_op_read (op, pg, 8, SIM_MEM_STRUCT_PAGE);
   if (head != (addr & ~(SimAddr) (SIM_PAGE_SIZE - 1)))
     sim_op_read (op, sim_page_struct (m->env.pages, head), 8, SIM_MEM_STRUCT_PAGE);
-  return g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (head));
+  return slab_at (m, head);
 }
 
 /* slab_free of the 2.6 eras and 6.18. */
@@ -616,12 +615,11 @@ sim_slub_free (SimSlub *m, SimOp *op, SimAddr addr)
     {
       /* Not a slab page: a large kmalloc passed through to the page
        * allocator (kfree -> put_page / free_large_kmalloc). */
-      gpointer order;
-      if (!g_hash_table_lookup_extended (m->large, GSIZE_TO_POINTER (addr), NULL, &order))
+      guint64 order;
+      if (!sim_idmap_take (m->large, addr, &order))
         return FALSE;
-      g_hash_table_remove (m->large, GSIZE_TO_POINTER (addr));
-      m->large_pages -= 1u << GPOINTER_TO_UINT (order);
-      sim_page_free (m->env.pages, op, addr, GPOINTER_TO_UINT (order));
+      m->large_pages -= 1u << order;
+      sim_page_free (m->env.pages, op, addr, (guint) order);
       return TRUE;
     }
   rd_page (op, slab);                          /* page->slab / slab->slab_cache */
@@ -671,7 +669,7 @@ sim_slub_kmalloc (SimSlub *m, SimOp *op, gsize size, gint node, guint32 gfp)
   SimAddr a = sim_page_alloc (m->env.pages, op, order, node, gfp, TRUE);
   if (a)
     {
-      g_hash_table_insert (m->large, GSIZE_TO_POINTER (a), GUINT_TO_POINTER (order));
+      sim_idmap_set (m->large, a, order);
       m->large_pages += 1u << order;
     }
   return a;
@@ -785,7 +783,7 @@ static gsize
 ops_ksize (gpointer mp, SimAddr addr)
 {
   SimSlub *m = mp;
-  Slab *slab = g_hash_table_lookup (m->slab_of, GSIZE_TO_POINTER (sim_page_head (m->env.pages, addr)));
+  Slab *slab = slab_at (m, sim_page_head (m->env.pages, addr));
   return slab ? slab->s->g.object_size : 0;
 }
 

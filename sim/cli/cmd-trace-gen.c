@@ -6,6 +6,7 @@
 #include "traces/gen/gen-common.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static gboolean
 usage (GError **error, const char *verb, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
@@ -43,6 +44,7 @@ sim_cmd_trace_gen (int argc, char **argv, GError **error)
   const char *verb = argv[0];
   g_autofree char *cpus = NULL, *groups = NULL, *loops = NULL, *size = NULL;
   g_autofree char *kernel = NULL, *seed = NULL, *sockets = NULL, *output = NULL;
+  g_autofree char *format = NULL;
   gboolean random_place = FALSE, no_pages = FALSE;
   GOptionEntry entries[] = {
     { "cpus", 0, 0, G_OPTION_ARG_STRING, &cpus, "CPUs of the machine (default 2)", "N" },
@@ -61,6 +63,9 @@ sim_cmd_trace_gen (int argc, char **argv, GError **error)
       "place tasks on CPUs at random (seeded) instead of round-robin", NULL },
     { "no-page-events", 0, 0, G_OPTION_ARG_NONE, &no_pages,
       "leave out mm_page_alloc/mm_page_free lines", NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "text (ftrace, the default) or native (slabsim's binary format, as \"trace convert\" "
+      "writes it, without the text ever being stored)", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "output file (gzip-compressed when it ends in .gz; - for standard output, as \"run -\" "
       "reads it)", "FILE" },
@@ -84,6 +89,14 @@ sim_cmd_trace_gen (int argc, char **argv, GError **error)
     return usage (error, verb, "unknown workload \"%s\" (expected one of: %s)", argv[1], names);
   if (output == NULL)
     return usage (error, verb, "an output file is required (-o FILE)");
+  gboolean native = FALSE;
+  if (format && strcmp (format, "native") == 0)
+    native = TRUE;
+  else if (format && strcmp (format, "text") != 0)
+    return usage (error, verb, "--format: \"%s\" is not text or native", format);
+  if (native && g_str_has_suffix (output, ".gz"))
+    return usage (error, verb, "--format native is not gzip-compressed: name the output "
+                  "without .gz");
 
   SimGenOptions o = { 0 };
   o.workload = w->name;
@@ -127,7 +140,8 @@ sim_cmd_trace_gen (int argc, char **argv, GError **error)
       return FALSE;
     }
   SimGenStats st;
-  if (!sim_gen_run (&o, output, &st, error))
+  if (!(native ? sim_gen_run_native (&o, output, &st, error)
+              : sim_gen_run (&o, output, &st, error)))
     {
       g_prefix_error (error, "%s: ", verb);
       return FALSE;

@@ -43,6 +43,7 @@
 #include "sim/run/replay.h"
 #include "sim/run/kernel-caches.h"
 #include "sim/core/errors.h"
+#include "sim/core/idmap.h"
 #include "models/alloc/alloc-spec.h"
 #include "traces/stream.h"
 #include "traces/account.h"
@@ -53,6 +54,7 @@
 #include "sim/run/untraced.h"
 #include "sim/run/cpu-map.h"
 #include "sim/run/page-events.h"
+#include "sim/run/prepass.h"
 
 #include <string.h>
 
@@ -155,10 +157,10 @@ struct _SimReplay {
   const char *trace;          /* the trace's name in messages (the stream's) */
   char *trace_arg;            /* as the caller named it */
   SimTraceAccount *acct;      /* the one map of live trace objects */
-  GHashTable *warm_addr;      /* --warm: ptr -> model address of objects placed before */
+  SimIdMap *warm_addr;        /* --warm: ptr -> model address of objects placed before */
   GHashTable *cache_of;       /* cache name -> SimCacheId + 1 (creation) */
   GArray *cache_by_id;        /* string id of name= -> SimCacheId + 1 (0: not yet) */
-  GHashTable *cache_by_size;  /* bytes_req + 1 -> SimCacheId + 1, events without name= */
+  SimIdMap *cache_by_size;    /* bytes_req -> SimCacheId, events without name= */
   GArray *site_kind;          /* call_site string id -> 0 unknown, 1 workload, 2 internal */
   SimAllocSpec *spec;
   gboolean failed;            /* fed an event that failed: fed no more */
@@ -183,9 +185,9 @@ struct _SimReplay {
   /* The trace's page events (sim/run/page-events.h). */
   const SimPageClass *page_class;  /* which mm_page_alloc events were slab pages */
   guint64 page_ordinal;       /* mm_page_alloc events with a pfn so far */
-  GHashTable *trace_pages;    /* trace pfn -> TP_PACK, other pages live in the trace */
-  GHashTable *slab_pages;     /* trace pfns of the recording kernel's live slab pages */
-  GHashTable *freed_pages;    /* trace pfns freed and not allocated since */
+  SimIdMap *trace_pages;      /* trace pfn -> TP_PACK, other pages live in the trace */
+  SimIdMap *slab_pages;       /* trace pfns of the recording kernel's live slab pages */
+  SimIdMap *freed_pages;      /* trace pfns freed and not allocated since */
 };
 typedef struct _SimReplay Replay;
 
@@ -462,8 +464,10 @@ cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
   if (named && ev->cache_id < rp->cache_by_id->len)
     v = g_array_index (rp->cache_by_id, guint, ev->cache_id);
   else if (!named)
-    v = GPOINTER_TO_UINT (g_hash_table_lookup (rp->cache_by_size,
-                                               GSIZE_TO_POINTER (ev->bytes_req + 1)));
+    {
+      const SimIdPair *p = sim_idmap_lookup (rp->cache_by_size, ev->bytes_req);
+      v = p ? (guint) p->value + 1 : 0;
+    }
   if (v)
     return v - 1;
   char buf[64];
@@ -477,8 +481,7 @@ cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
       g_array_index (rp->cache_by_id, guint, ev->cache_id) = id + 1;
     }
   else
-    g_hash_table_insert (rp->cache_by_size, GSIZE_TO_POINTER (ev->bytes_req + 1),
-                         GUINT_TO_POINTER (id + 1));
+    sim_idmap_set (rp->cache_by_size, ev->bytes_req, id);
   return id;
 }
 
@@ -707,21 +710,21 @@ replay_page_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   if (!event_prologue (rp, ev, &cpu, error))
     return FALSE;
   guint64 pfn = ev->pfn;
-  gpointer key = GSIZE_TO_POINTER ((gsize) pfn);
+  guint64 key = pfn;
   guint order = ev->order > 0 ? (guint) ev->order : 0;
   if (!is_alloc)
     {
-      gpointer v;
-      if (g_hash_table_steal_extended (rp->trace_pages, key, NULL, &v))
+      guint64 v;
+      if (sim_idmap_take (rp->trace_pages, key, &v))
         {
           rp->out->other_page_frees++;
-          if (TP_ADDR (GPOINTER_TO_SIZE (v)))
+          if (TP_ADDR (v))
             rp->out->page_frees_replayed++;
-          free_trace_page (rp, cpu, GPOINTER_TO_SIZE (v));
+          free_trace_page (rp, cpu, v);
         }
-      else if (g_hash_table_remove (rp->slab_pages, key))
+      else if (sim_idmap_remove (rp->slab_pages, key, NULL))
         rp->out->slab_page_frees++;
-      else if (g_hash_table_remove (rp->freed_pages, key))
+      else if (sim_idmap_remove (rp->freed_pages, key, NULL))
         {
           /* 6.18's free_unref_folios traces mm_page_free (in
            * free_pages_prepare) and then mm_page_free_batched for the
@@ -731,33 +734,33 @@ replay_page_event (Replay *rp, const SimTraceEvent *ev, GError **error)
         }
       else
         rp->out->page_frees_unknown++;
-      g_hash_table_add (rp->freed_pages, key);
+      sim_idmap_insert (rp->freed_pages, key, NULL);
       return TRUE;
     }
 
   guint64 ordinal = rp->page_ordinal++;
-  g_hash_table_remove (rp->freed_pages, key);
-  gpointer old;
-  if (g_hash_table_steal_extended (rp->trace_pages, key, NULL, &old))
+  sim_idmap_remove (rp->freed_pages, key, NULL);
+  guint64 old;
+  if (sim_idmap_take (rp->trace_pages, key, &old))
     {
       /* Allocated again without a free in the trace (a lost event): the
        * model gives the old block back first. */
       rp->out->page_implicit_frees++;
-      free_trace_page (rp, cpu, GPOINTER_TO_SIZE (old));
+      free_trace_page (rp, cpu, old);
     }
   if (rp->page_class && sim_page_class_is_slab (rp->page_class, ordinal))
     {
       /* The recording kernel's slab (or large kmalloc) pages: the model
        * takes its own. */
       rp->out->slab_page_allocs++;
-      g_hash_table_add (rp->slab_pages, key);
+      sim_idmap_insert (rp->slab_pages, key, NULL);
       return TRUE;
     }
-  g_hash_table_remove (rp->slab_pages, key);
+  sim_idmap_remove (rp->slab_pages, key, NULL);
   rp->out->other_page_allocs++;
   if (rp->opt->page_events == SIM_PAGE_EVENTS_IGNORE || order >= SIM_PAGE_MAX_ORDER)
     {
-      g_hash_table_insert (rp->trace_pages, key, GSIZE_TO_POINTER ((gsize) TP_PACK (0, 0)));
+      sim_idmap_set (rp->trace_pages, key, TP_PACK (0, 0));
       return TRUE;
     }
   SimOp op;
@@ -778,7 +781,7 @@ replay_page_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   sim_engine_cpu_advance (rp->eng, cpu, c);
   rp->out->page_event_cycles += c;
   rp->out->page_allocs_replayed++;
-  g_hash_table_insert (rp->trace_pages, key, GSIZE_TO_POINTER ((gsize) TP_PACK (addr, order)));
+  sim_idmap_set (rp->trace_pages, key, TP_PACK (addr, order));
   flush_page_lines (rp);
   return TRUE;
 }
@@ -806,13 +809,11 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
           return TRUE;
         case SIM_FREE_UNKNOWN:
           {
-            gpointer a;
-            if (rp->warm_addr && g_hash_table_steal_extended (rp->warm_addr,
-                                                              GSIZE_TO_POINTER (ev->ptr), NULL, &a))
+            guint64 a;
+            if (rp->warm_addr && sim_idmap_take (rp->warm_addr, ev->ptr, &a))
               {
                 rp->out->warm_frees++;
-                return replay_free (rp, ev, cpu, (SimAddr) GPOINTER_TO_SIZE (a), 0, FREE_TRACED,
-                                    error);
+                return replay_free (rp, ev, cpu, (SimAddr) a, 0, FREE_TRACED, error);
               }
           }
           if (sim_trace_internal_free_site (sim_trace_strings_get (rp->strs, ev->call_site_id)))
@@ -891,7 +892,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   /* A warm object of this pointer (a double free's) is forgotten: the
    * trace's object has its address now. */
   if (rp->warm_addr)
-    g_hash_table_remove (rp->warm_addr, GSIZE_TO_POINTER (ev->ptr));
+    sim_idmap_remove (rp->warm_addr, ev->ptr, NULL);
   rp->out->allocs_replayed++;
   guint64 vaddr = SIM_DIRECT_MAP_BASE + addr;
   if (rp->opt->modelled)
@@ -923,7 +924,7 @@ place_warm (Replay *rp, const SimWarmSet *ws, GError **error)
 {
   gboolean ok = TRUE;
   rp->warming = TRUE;
-  rp->warm_addr = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp->warm_addr = sim_idmap_new (sizeof (SimIdPair), ws->objects->len);
   rp->out->warm_unplaced = ws->unplaced;
   for (guint i = 0; i < ws->objects->len && ok; i++)
     {
@@ -961,7 +962,7 @@ place_warm (Replay *rp, const SimWarmSet *ws, GError **error)
           break;
         }
       sim_engine_cpu_advance (rp->eng, cpu, sim_op_cycles (&op));
-      g_hash_table_insert (rp->warm_addr, GSIZE_TO_POINTER (o->ptr), GSIZE_TO_POINTER (addr));
+      sim_idmap_set (rp->warm_addr, o->ptr, addr);
       rp->out->warm_objects++;
     }
   rp->warming = FALSE;
@@ -985,11 +986,11 @@ sim_replay_free (SimReplay *rp)
   if (rp == NULL)
     return;
   if (rp->warm_addr)
-    g_hash_table_destroy (rp->warm_addr);
+    sim_idmap_free (rp->warm_addr);
   if (rp->cache_of)
     g_hash_table_destroy (rp->cache_of);
   if (rp->cache_by_size)
-    g_hash_table_destroy (rp->cache_by_size);
+    sim_idmap_free (rp->cache_by_size);
   if (rp->cache_by_id)
     g_array_free (rp->cache_by_id, TRUE);
   if (rp->site_kind)
@@ -997,11 +998,11 @@ sim_replay_free (SimReplay *rp)
   if (rp->page_lines)
     g_string_free (rp->page_lines, TRUE);
   if (rp->trace_pages)
-    g_hash_table_destroy (rp->trace_pages);
+    sim_idmap_free (rp->trace_pages);
   if (rp->slab_pages)
-    g_hash_table_destroy (rp->slab_pages);
+    sim_idmap_free (rp->slab_pages);
   if (rp->freed_pages)
-    g_hash_table_destroy (rp->freed_pages);
+    sim_idmap_free (rp->freed_pages);
   if (rp->acct)
     sim_trace_account_free (rp->acct);
   if (rp->model)
@@ -1076,12 +1077,12 @@ sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayRes
   rp->acct = sim_trace_account_new ();
   rp->cache_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   rp->cache_by_id = g_array_new (FALSE, TRUE, sizeof (guint));
-  rp->cache_by_size = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp->cache_by_size = sim_idmap_new (sizeof (SimIdPair), 0);
   rp->site_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
   rp->page_lines = g_string_new (NULL);
-  rp->trace_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
-  rp->slab_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
-  rp->freed_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rp->trace_pages = sim_idmap_new (sizeof (SimIdPair), 0);
+  rp->slab_pages = sim_idmap_new (8, 0);
+  rp->freed_pages = sim_idmap_new (8, 0);
   out->page_events_replayed = opt->page_events == SIM_PAGE_EVENTS_REPLAY;
   if (opt->modelled || opt->emit)
     sim_page_set_observer (rp->pages, on_page_event, rp);
@@ -1090,6 +1091,24 @@ sim_replay_new (const char *spec_text, const SimReplayOptions *opt, SimReplayRes
 fail:
   sim_replay_free (rp);
   return NULL;
+}
+
+GPtrArray *
+sim_replay_cache_names (SimReplay *rp)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  SimAllocReport rep;
+  sim_alloc_report_init (&rep);
+  rp->ops->report (rp->model, &rep);
+  for (guint i = 0; i < rep.rows->len; i++)
+    {
+      const SimAllocCacheRow *r = &g_array_index (rep.rows, SimAllocCacheRow, i);
+      g_ptr_array_add (names, g_strdup (r->name));
+      for (char **a = r->aliases; a && *a; a++)
+        g_ptr_array_add (names, g_strdup (*a));
+    }
+  sim_alloc_report_clear (&rep);
+  return names;
 }
 
 gboolean
@@ -1173,8 +1192,8 @@ sim_replay_finish (SimReplay *rp, GError **error)
 }
 
 /* ------------------------------------------------------------------ */
-/* Read once, replay many: one stream feeds every replay ("lane"; the
- * trace's summary is one more) chunk by chunk.  A lane takes the chunks in
+/* Read once, replay many: one stream feeds every replay ("lane") chunk by
+ * chunk, after the pre-pass (sim/run/prepass.h) decoded it once.  A lane takes the chunks in
  * order, on one pool thread at a time, so a replay's events run in trace
  * order and the results are the bytes a serial replay gives whatever the
  * number of threads.  The calling thread decodes ahead while the pool
@@ -1189,7 +1208,6 @@ typedef struct _Feed Feed;
 
 typedef struct {
   SimReplay *rp;
-  SimTraceInfo *info;       /* or this lane feeds the trace's summary */
   gboolean   failed;
   GError    *error;
   guint64    pos;           /* chunks this lane has taken */
@@ -1212,7 +1230,7 @@ struct _Feed {
 static gboolean
 lane_active (const Lane *l)
 {
-  return !l->failed && (l->rp || l->info);
+  return !l->failed && l->rp;
 }
 
 /* Take every chunk published and not yet taken; then finish when asked. */
@@ -1226,11 +1244,7 @@ lane_run (Lane *l)
       const SimTraceEvent *ev = f->ring[l->pos % f->window].ev;
       guint n = f->ring[l->pos % f->window].n;
       g_mutex_unlock (&f->lock);
-      gboolean ok = TRUE;
-      if (l->info)
-        sim_trace_info_add (l->info, ev, n);
-      else
-        ok = sim_replay_feed (l->rp, ev, n, &l->error);
+      gboolean ok = sim_replay_feed (l->rp, ev, n, &l->error);
       g_mutex_lock (&f->lock);
       l->failed = !ok;
       l->pos++;
@@ -1314,20 +1328,16 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
                      GError **error)
 {
   g_return_val_if_fail (n >= 1, FALSE);
-  /* lanes[n]: the trace's summary, when asked for */
-  Lane *lanes = g_new0 (Lane, n + 1);
-  guint nl = n;
+  Lane *lanes = g_new0 (Lane, n);
   GError *trace_error = NULL;     /* the trace's: every replay still running meets it */
-  SimWarmSet ws = { 0 };
-  gboolean have_ws = FALSE;
-  SimUntracedSet us = { 0 };
-  gboolean have_us = FALSE;
-  SimPageClass pc = { 0 };
-  SimTraceStream *stream = NULL;
+  SimPrepass pre = { 0 };
+  gboolean have_pre = FALSE;
+  SimTraceInfo *info = NULL;
+  SimTraceStream *first = NULL, *stream = NULL;
   Feed f = { .lanes = lanes };
   g_mutex_init (&f.lock);
   g_cond_init (&f.cond);
-  for (guint i = 0; i <= n; i++)
+  for (guint i = 0; i < n; i++)
     lanes[i].feed = &f;
 
   /* The replays, as a serial run would start them: a replay that cannot
@@ -1347,39 +1357,35 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   if (live == 0)
     goto resolve;
   SimTraceStreamOptions so = { .lenient = opt->lenient, .read_path = opt->read_path,
-                               .cache_dir = opt->trace_cache, .cache_max = opt->trace_cache_max };
-  stream = sim_trace_stream_open (trace, &so, &trace_error);
+                               .cache_dir = opt->trace_cache, .cache_max = opt->trace_cache_max,
+                               .keep = TRUE };
+  first = sim_trace_stream_open (trace, &so, &trace_error);
+  if (first == NULL)
+    goto resolve;
+  /* One decode for what every replay must know before its first event
+   * (sim/run/prepass.h): page classes, untraced frees (kfree_rcu a grace
+   * period of the machine's before its evidence), the warm set, and the
+   * trace's summary; then the replays read the events it kept. */
+  if (opt->info)
+    info = sim_trace_info_new (first);
+  SimPrepassOptions po = { .warm = opt->warm, .info = info,
+                           .grace_period_ns = opt->machine->rcu_grace_period_us * 1000 };
+  if (!sim_prepass_read (first, &po, &pre, &trace_error))
+    goto resolve;
+  have_pre = TRUE;
+  stream = sim_trace_stream_again (first, &trace_error);
   if (stream == NULL)
     goto resolve;
-  if (opt->warm)
-    {
-      if (!sim_warm_collect (trace, opt->lenient, &ws, &trace_error))
-        goto resolve;
-      have_ws = TRUE;
-    }
-  /* Which of the trace's page allocations were slab pages: a first pass
-   * (sim/run/page-events.h), once for all the replays. */
-  if (!sim_page_class_collect (opt->read_path ? opt->read_path : trace, opt->lenient, &pc,
-                               &trace_error))
-    goto resolve;
-  /* The frees the trace shows only by their consequences, once for every
-   * replay (sim/run/untraced.h); kfree_rcu is placed a grace period of the
-   * machine's before its evidence. */
-  if (!sim_untraced_collect (trace, opt->lenient, opt->machine->rcu_grace_period_us * 1000, &us,
-                             &trace_error))
-    goto resolve;
-  have_us = TRUE;
   for (guint i = 0; i < n; i++)
     if (!lanes[i].failed && !sim_replay_begin (lanes[i].rp, trace, stream,
-                                               have_ws ? &ws : NULL, &pc, &us, &lanes[i].error))
+                                               pre.have_warm ? &pre.warm : NULL, &pre.pages,
+                                               &pre.untraced, &lanes[i].error))
       lanes[i].failed = TRUE;
-  if (opt->info)
-    lanes[nl++].info = sim_trace_info_new (stream);
 
-  f.n = nl;
+  f.n = n;
   if (jobs > 0)
-    f.pool = g_thread_pool_new (lane_job, NULL, (gint) MIN (jobs, nl), TRUE, NULL);
-  f.window = nl > 1 ? WINDOW : 2;
+    f.pool = g_thread_pool_new (lane_job, NULL, (gint) MIN (jobs, n), TRUE, NULL);
+  f.window = n > 1 ? WINDOW : 2;
   sim_trace_stream_set_buffers (stream, f.window);
   for (;;)
     {
@@ -1405,7 +1411,7 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   lanes_drain (&f);
   if (trace_error == NULL)
     {
-      for (guint i = 0; i < nl; i++)
+      for (guint i = 0; i < n; i++)
         lanes[i].finishing = lane_active (&lanes[i]) && lanes[i].rp;
       lanes_wake (&f, TRUE);
       g_mutex_unlock (&f.lock);
@@ -1416,7 +1422,7 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   g_mutex_unlock (&f.lock);
   /* What --lenient skipped, for the report to say. */
   for (guint i = 0; i < n; i++)
-    out[i].malformed_lines = sim_trace_stream_stats (stream)->malformed_lines;
+    out[i].malformed_lines = sim_trace_stream_stats (first)->malformed_lines;
 
 resolve:
   if (f.pool)
@@ -1443,17 +1449,15 @@ resolve:
       g_clear_error (&lanes[i].error);
     }
   if (opt->info && ok)
-    *opt->info = g_steal_pointer (&lanes[n].info);
-  g_clear_pointer (&lanes[n].info, sim_trace_info_free);
+    *opt->info = g_steal_pointer (&info);
+  g_clear_pointer (&info, sim_trace_info_free);
   g_clear_error (&trace_error);
   g_free (lanes);
   g_free (opts);
-  if (have_ws)
-    sim_warm_set_clear (&ws);
-  if (have_us)
-    sim_untraced_set_clear (&us);
-  sim_page_class_clear (&pc);
+  if (have_pre)
+    sim_prepass_clear (&pre);
   sim_trace_stream_free (stream);
+  sim_trace_stream_free (first);
   g_mutex_clear (&f.lock);
   g_cond_clear (&f.cond);
   return ok;

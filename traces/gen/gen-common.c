@@ -6,6 +6,7 @@
 #include "traces/gen/gen-writer.h"
 #include "sim/core/errors.h"
 #include "sim/core/output.h"
+#include "traces/native.h"
 
 #include <string.h>
 #include <glib/gstdio.h>
@@ -182,6 +183,144 @@ typedef struct {
   guint        order;
 } SimGenObj;
 
+/* The live objects and the slabs, keyed by address: open addressing with
+ * linear probing and the values in the slots.  These two lookups run for
+ * every event, and a GHashTable (a hash call, a malloc'd value per entry)
+ * was a third of the generator's time.  Keys are never 0 (no object or slab
+ * lives at address 0), so 0 marks an empty slot.  Nothing iterates the map,
+ * so its order cannot reach the output. */
+typedef struct {
+  guint64 key;
+  union {
+    SimGenObj  obj;
+    SimGenSlab slab;
+  };
+} SimGenSlot;
+
+typedef struct {
+  SimGenSlot *slots;
+  guint64     mask;     /* capacity - 1 (a power of two) */
+  guint64     n;
+  guint       shift;    /* 64 - log2 (capacity) */
+} SimGenMap;
+
+static void
+map_init (SimGenMap *m)
+{
+  m->mask = 1023;
+  m->shift = 64 - 10;
+  m->n = 0;
+  m->slots = g_new0 (SimGenSlot, m->mask + 1);
+}
+
+static inline guint64
+map_home (const SimGenMap *m, guint64 key)
+{
+  return (key * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> m->shift;
+}
+
+static SimGenSlot *
+map_find (SimGenMap *m, guint64 key)
+{
+  if (key == 0)
+    return NULL;
+  for (guint64 i = map_home (m, key);; i = (i + 1) & m->mask)
+    {
+      SimGenSlot *s = &m->slots[i];
+      if (s->key == key)
+        return s;
+      if (s->key == 0)
+        return NULL;
+    }
+}
+
+static void map_grow (SimGenMap *m);
+
+/* The slot of @key, a zeroed new one if it was absent.  The pointer is
+ * good until the next map_get or map_remove. */
+static SimGenSlot *
+map_get (SimGenMap *m, guint64 key)
+{
+  g_assert (key != 0);
+  if ((m->n + 1) * 4 > (m->mask + 1) * 3)
+    map_grow (m);
+  guint64 i = map_home (m, key);
+  for (;; i = (i + 1) & m->mask)
+    {
+      SimGenSlot *s = &m->slots[i];
+      if (s->key == key)
+        return s;
+      if (s->key == 0)
+        break;
+    }
+  SimGenSlot *s = &m->slots[i];
+  memset (s, 0, sizeof *s);
+  s->key = key;
+  m->n++;
+  return s;
+}
+
+static void
+map_grow (SimGenMap *m)
+{
+  SimGenSlot *old = m->slots;
+  guint64 cap = m->mask + 1;
+  m->mask = cap * 2 - 1;
+  m->shift--;
+  m->slots = g_new0 (SimGenSlot, cap * 2);
+  for (guint64 j = 0; j < cap; j++)
+    if (old[j].key)
+      {
+        guint64 i = map_home (m, old[j].key);
+        while (m->slots[i].key)
+          i = (i + 1) & m->mask;
+        m->slots[i] = old[j];
+      }
+  g_free (old);
+}
+
+/* Remove @s (a slot of @m) by shifting later members of its probe run
+ * back, so lookups never need tombstones. */
+static void
+map_remove_slot (SimGenMap *m, SimGenSlot *s)
+{
+  guint64 hole = (guint64) (s - m->slots);
+  for (guint64 i = (hole + 1) & m->mask; m->slots[i].key; i = (i + 1) & m->mask)
+    {
+      guint64 home = map_home (m, m->slots[i].key);
+      /* can the entry at i move to the hole (is hole in [home, i] cyclically)? */
+      if (((i - home) & m->mask) >= ((i - hole) & m->mask))
+        {
+          m->slots[hole] = m->slots[i];
+          hole = i;
+        }
+    }
+  m->slots[hole].key = 0;
+  m->n--;
+}
+
+/* Interning the strings generators pass (string literals, mostly) on every
+ * event: g_intern_string hashes the string under a global lock.  A small
+ * direct-mapped memo keyed by the caller's pointer returns the interned copy
+ * after one compare of the contents (so a caller's reused buffer with other
+ * text is still right). */
+#define INTERN_MEMO 256
+typedef struct {
+  const char *key[INTERN_MEMO];
+  const char *val[INTERN_MEMO];
+} SimGenInternMemo;
+
+static const char *
+memo_intern (SimGenInternMemo *m, const char *s)
+{
+  guint h = (guint) (((guintptr) s >> 3) ^ ((guintptr) s >> 11)) & (INTERN_MEMO - 1);
+  if (m->key[h] == s && (m->val[h] == s || strcmp (s, m->val[h]) == 0))
+    return m->val[h];
+  m->key[h] = s;
+  m->val[h] = g_intern_string (s);
+  return m->val[h];
+}
+
 struct _SimGen {
   SimGenOptions opts;
   const SimGenEra *era;
@@ -193,17 +332,21 @@ struct _SimGen {
   GPtrArray *owned;       /* sim_gen_own */
   GHashTable *caches;     /* name -> SimGenCache */
   GHashTable *kmalloc;    /* class -> SimGenCache */
-  GHashTable *live;       /* ptr -> SimGenObj* */
-  GHashTable *slabs;      /* slab base address -> SimGenSlab* */
+  SimGenMap live;         /* ptr -> SimGenObj */
+  SimGenMap slabs;        /* slab base address -> SimGenSlab */
+  SimGenInternMemo intern;
+  SimGenInternMemo gfp_memo;  /* interned flags -> as the era prints them */
+  const char *site_key[INTERN_MEMO];  /* interned call site -> its %lx address */
+  guint64 site_addr[INTERN_MEMO];
   guint64 *node_next_pfn;
   GArray **free_pages;    /* [node * 11 + order]: LIFO of freed pfns */
   int next_pid;
   guint running_cpu;      /* the CPU whose task is stepping */
   guint finished;         /* tasks done but still in g->tasks */
   SimGenStats stats;
-  GOutputStream *body;
-  GString *line;
-  GError *write_error;
+  guint64 stalls;         /* scheduler steps since a task last ran */
+  GString *out;           /* formatted lines not yet written or read */
+  gsize out_pos;          /* bytes of out already read (sim_gen_stream) */
 };
 
 const SimGenOptions *
@@ -239,8 +382,13 @@ sim_gen_spend (SimGen *g, guint cpu, guint64 ns)
 const char *
 sim_gen_gfp (SimGen *g, const char *flags)
 {
+  const char *key = memo_intern (&g->intern, flags);
   if (g->era->version >= SIM_GEN_KVER (4, 6, 0))
-    return g_intern_string (flags);
+    return key;
+  /* interned keys keep their contents: the pointer alone identifies them */
+  guint h = (guint) ((guintptr) key >> 3) & (INTERN_MEMO - 1);
+  if (g->gfp_memo.key[h] == key)
+    return g->gfp_memo.val[h];
   /* Before the 4.6 unification of gfp flag names (trace/events/mmflags.h)
    * the modifier bits printed without leading underscores. */
   GString *s = g_string_new (NULL);
@@ -252,6 +400,8 @@ sim_gen_gfp (SimGen *g, const char *flags)
     }
   const char *r = g_intern_string (s->str);
   g_string_free (s, TRUE);
+  g->gfp_memo.key[h] = key;
+  g->gfp_memo.val[h] = r;
   return r;
 }
 
@@ -351,6 +501,17 @@ push_event (SimGen *g, SimGenTask *t, SimGenEvent *e, guint64 lo, guint64 hi)
   e->comm = t->comm;
   e->pid = t->pid;
   e->ctx = (guint8) t->ctx;
+  if (e->site && !g->era->symbolic_call_site)
+    {
+      /* the synthetic System.map address (a hash and a number parse) */
+      guint h = (guint) ((guintptr) e->site >> 3) & (INTERN_MEMO - 1);
+      if (g->site_key[h] != e->site)
+        {
+          g->site_key[h] = e->site;
+          g->site_addr[h] = sim_gen_site_address (e->site);
+        }
+      e->site_addr = g->site_addr[h];
+    }
   g_array_append_val (c->queue, *e);
   c->clock += sim_gen_cost (g, lo, hi);
   g->stats.events++;
@@ -381,7 +542,7 @@ page_alloc (SimGen *g, SimGenTask *t, guint order, const char *gfp,
       e.ptr = pfn;
       e.order = (guint8) order;
       e.migratetype = (guint8) migratetype;
-      e.gfp = g_intern_string (gfp);
+      e.gfp = memo_intern (&g->intern, gfp);
       push_event (g, t, &e, 150, 600);
       g->stats.page_allocs++;
     }
@@ -510,17 +671,12 @@ slab_base (SimGenCache *c, guint64 ptr)
   return ptr & ~((G_GUINT64_CONSTANT (4096) << c->order) - 1);
 }
 
+/* The slab's record, created on first use; good until the next slab_of
+ * or discard (the map may move it). */
 static SimGenSlab *
 slab_of (SimGen *g, SimGenCache *c, guint64 ptr)
 {
-  guint64 base = slab_base (c, ptr);
-  SimGenSlab *s = g_hash_table_lookup (g->slabs, GSIZE_TO_POINTER (base));
-  if (s == NULL)
-    {
-      s = g_new0 (SimGenSlab, 1);
-      g_hash_table_insert (g->slabs, GSIZE_TO_POINTER (base), s);
-    }
-  return s;
+  return &map_get (&g->slabs, slab_base (c, ptr))->slab;
 }
 
 static guint64 kmalloc_node (SimGen *g, SimGenTask *t, gsize bytes_req, const char *site,
@@ -551,17 +707,30 @@ obj_get (SimGen *g, SimGenTask *t, SimGenCache *c, gboolean accounted)
   return p;
 }
 
+/* Remove the objects of the slab at @base from @a, keeping the order of
+ * the rest; *@left counts down the ones still to find.  An empty, fully
+ * carved slab has all per_slab objects on the free arrays, so the search
+ * stops at the last one instead of reading every array to its end (the
+ * node pools hold thousands). */
 static void
-drop_slab_objects (GArray *a, SimGenCache *c, guint64 base)
+drop_slab_objects (GArray *a, SimGenCache *c, guint64 base, guint *left)
 {
-  guint j = 0;
-  for (guint i = 0; i < a->len; i++)
+  guint64 *v = (guint64 *) a->data;
+  guint i = 0, n = a->len;
+  while (i < n && slab_base (c, v[i]) != base)
+    i++;
+  guint j = i;
+  for (; i < n && *left > 0; i++)
     {
-      guint64 p = g_array_index (a, guint64, i);
-      if (slab_base (c, p) != base)
-        g_array_index (a, guint64, j++) = p;
+      if (slab_base (c, v[i]) != base)
+        v[j++] = v[i];
+      else
+        --*left;
     }
-  g_array_set_size (a, j);
+  if (i == j)
+    return;
+  memmove (v + j, v + i, (n - i) * sizeof *v);
+  g_array_set_size (a, j + (n - i));
 }
 
 static void page_free (SimGen *g, SimGenTask *t, guint64 pfn, guint order);
@@ -580,13 +749,16 @@ maybe_discard (SimGen *g, SimGenTask *t, SimGenCache *c, guint64 ptr)
   for (guint i = 0; i < g->ncpus; i++)
     if (c->slab_next[i] > base && c->slab_next[i] < base + bytes)
       return;
-  for (guint i = 0; i < g->ncpus; i++)
-    drop_slab_objects (c->cpu_free[i], c, base);
-  for (guint i = 0; i < g->nnodes; i++)
-    drop_slab_objects (c->node_free[i], c, base);
-  SimGenSlab *s = g_hash_table_lookup (g->slabs, GSIZE_TO_POINTER (base));
-  guint64 exts = s ? s->exts : 0;
-  g_hash_table_remove (g->slabs, GSIZE_TO_POINTER (base));
+  guint left = c->per_slab;
+  for (guint i = 0; i < g->ncpus && left > 0; i++)
+    drop_slab_objects (c->cpu_free[i], c, base, &left);
+  for (guint i = 0; i < g->nnodes && left > 0; i++)
+    drop_slab_objects (c->node_free[i], c, base, &left);
+  g_assert (left == 0);   /* inuse == 0: every object is on a free array */
+  SimGenSlot *s = map_find (&g->slabs, base);
+  guint64 exts = s ? s->slab.exts : 0;
+  if (s)
+    map_remove_slot (&g->slabs, s);
   if (exts)
     sim_gen_kfree (g, t, exts, "__free_slab+0x87/0xf0");
   page_free (g, t, (base - g->era->page_offset) / 4096, c->order);
@@ -612,11 +784,10 @@ obj_free (SimGen *g, guint cpu, SimGenCache *c, guint64 ptr)
 static void
 track (SimGen *g, guint64 ptr, SimGenCache *c, guint cpu, guint order)
 {
-  SimGenObj *o = g_new (SimGenObj, 1);
+  SimGenObj *o = &map_get (&g->live, ptr)->obj;
   o->cache = c;
   o->cpu = cpu;
   o->order = order;
-  g_hash_table_insert (g->live, GSIZE_TO_POINTER (ptr), o);
 }
 
 guint64
@@ -628,8 +799,8 @@ sim_gen_cache_alloc (SimGen *g, SimGenTask *t, SimGenCache *c, const char *site,
   SimGenEvent e = { 0 };
   e.kind = node_api ? SIM_GEN_EV_CACHE_ALLOC_NODE : SIM_GEN_EV_CACHE_ALLOC;
   e.ptr = ptr;
-  e.site = g_intern_string (site);
-  e.gfp = g_intern_string (gfp);
+  e.site = memo_intern (&g->intern, site);
+  e.gfp = memo_intern (&g->intern, gfp);
   e.name = c->name;
   e.bytes_req = c->object_size;
   e.bytes_alloc = c->size;
@@ -673,8 +844,8 @@ kmalloc_node (SimGen *g, SimGenTask *t, gsize bytes_req, const char *site,
   SimGenEvent e = { 0 };
   e.kind = node_api ? SIM_GEN_EV_KMALLOC_NODE : SIM_GEN_EV_KMALLOC;
   e.ptr = ptr;
-  e.site = g_intern_string (site);
-  e.gfp = g_intern_string (gfp);
+  e.site = memo_intern (&g->intern, site);
+  e.gfp = memo_intern (&g->intern, gfp);
   e.bytes_req = (guint32) bytes_req;
   e.bytes_alloc = bytes_alloc;
   e.accounted = accounted;
@@ -684,15 +855,15 @@ kmalloc_node (SimGen *g, SimGenTask *t, gsize bytes_req, const char *site,
   return ptr;
 }
 
-static SimGenObj *
-untrack (SimGen *g, guint64 ptr, SimGenTask *t, SimGenCache **cache)
+static SimGenObj
+untrack (SimGen *g, guint64 ptr, SimGenTask *t)
 {
-  SimGenObj *o = g_hash_table_lookup (g->live, GSIZE_TO_POINTER (ptr));
-  g_assert (o != NULL);    /* a generator freed what it never allocated */
-  g_hash_table_steal (g->live, GSIZE_TO_POINTER (ptr));
-  if (o->cpu != t->cpu)
+  SimGenSlot *s = map_find (&g->live, ptr);
+  g_assert (s != NULL);    /* a generator freed what it never allocated */
+  SimGenObj o = s->obj;
+  map_remove_slot (&g->live, s);
+  if (o.cpu != t->cpu)
     g->stats.cross_cpu_frees++;
-  *cache = o->cache;
   return o;
 }
 
@@ -711,13 +882,11 @@ obj_put (SimGen *g, SimGenTask *t, SimGenCache *c, guint64 ptr)
 static void
 release (SimGen *g, SimGenTask *t, guint64 ptr)
 {
-  SimGenCache *c;
-  SimGenObj *o = untrack (g, ptr, t, &c);
-  if (c)
-    obj_put (g, t, c, ptr);
+  SimGenObj o = untrack (g, ptr, t);
+  if (o.cache)
+    obj_put (g, t, o.cache, ptr);
   else
-    page_free (g, t, (ptr - g->era->page_offset) / 4096, o->order);
-  g_free (o);
+    page_free (g, t, (ptr - g->era->page_offset) / 4096, o.order);
 }
 
 void
@@ -726,7 +895,7 @@ sim_gen_kfree (SimGen *g, SimGenTask *t, guint64 ptr, const char *site)
   SimGenEvent e = { 0 };
   e.kind = SIM_GEN_EV_KFREE;
   e.ptr = ptr;
-  e.site = g_intern_string (site);
+  e.site = memo_intern (&g->intern, site);
   /* kfree is traced before the free itself (and before the NULL check). */
   push_event (g, t, &e, 50, 200);
   if (ptr == 0)
@@ -739,13 +908,13 @@ sim_gen_kfree (SimGen *g, SimGenTask *t, guint64 ptr, const char *site)
 void
 sim_gen_cache_free (SimGen *g, SimGenTask *t, guint64 ptr, const char *site)
 {
-  SimGenObj *o = g_hash_table_lookup (g->live, GSIZE_TO_POINTER (ptr));
-  g_assert (o != NULL && o->cache != NULL);
+  SimGenSlot *o = map_find (&g->live, ptr);
+  g_assert (o != NULL && o->obj.cache != NULL);
   SimGenEvent e = { 0 };
   e.kind = SIM_GEN_EV_CACHE_FREE;
   e.ptr = ptr;
-  e.site = g_intern_string (site);
-  e.name = o->cache->name;
+  e.site = memo_intern (&g->intern, site);
+  e.name = o->obj.cache->name;
   push_event (g, t, &e, 50, 200);
   release (g, t, ptr);
   g->stats.frees++;
@@ -754,20 +923,19 @@ sim_gen_cache_free (SimGen *g, SimGenTask *t, guint64 ptr, const char *site)
 void
 sim_gen_free_silent (SimGen *g, SimGenTask *t, guint64 ptr)
 {
-  SimGenCache *c;
-  SimGenObj *o = untrack (g, ptr, t, &c);
+  SimGenObj o = untrack (g, ptr, t);
   /* not a traced free: undo the cross-CPU count untrack made */
-  if (o->cpu != t->cpu)
+  if (o.cpu != t->cpu)
     g->stats.cross_cpu_frees--;
-  if (c)
-    obj_put (g, t, c, ptr);
-  g_free (o);
+  if (o.cache)
+    obj_put (g, t, o.cache, ptr);
   g->stats.silent_frees++;
 }
 
 /* ---- scheduler and output ---- */
 
-static gboolean
+/* Format the queued events up to @limit, in time order, onto g->out. */
+static void
 flush (SimGen *g, guint64 limit)
 {
   for (;;)
@@ -788,13 +956,8 @@ flush (SimGen *g, guint64 limit)
         }
       if (best == NULL)
         break;
-      g_string_truncate (g->line, 0);
-      sim_gen_format_event (g->line, g->era, be);
+      sim_gen_format_event (g->out, g->era, be);
       best->qhead++;
-      if (g->write_error == NULL
-          && !g_output_stream_write_all (g->body, g->line->str, g->line->len,
-                                         NULL, NULL, &g->write_error))
-        return FALSE;
     }
   for (guint i = 0; i < g->ncpus; i++)
     {
@@ -805,7 +968,6 @@ flush (SimGen *g, guint64 limit)
           c->qhead = 0;
         }
     }
-  return g->write_error == NULL;
 }
 
 static SimGenStep
@@ -820,11 +982,18 @@ run_task (SimGen *g, SimGenTask *t)
   return r;
 }
 
+/* One scheduling decision: the CPU furthest behind runs a task (or idles),
+ * then the events no CPU can still precede are formatted onto g->out.
+ * FALSE when every task is done (all events formatted) or on a deadlock
+ * (@error set). */
 static gboolean
-schedule (SimGen *g, GError **error)
+schedule_step (SimGen *g, GError **error)
 {
-  guint64 stalls = 0;
-  while (g->tasks->len > 0)
+  if (g->tasks->len == 0)
+    {
+      flush (g, G_MAXUINT64);
+      return FALSE;
+    }
     {
       guint cpu = 0;
       for (guint i = 1; i < g->ncpus; i++)
@@ -871,7 +1040,7 @@ schedule (SimGen *g, GError **error)
         }
       c->idle = !ran;
       if (ran)
-        stalls = 0;
+        g->stalls = 0;
       else if (mine == 0 && (c->current == NULL || c->current->done || c->current->cpu != cpu))
         {
           /* Nothing lives here: leave the race until a task arrives
@@ -900,7 +1069,7 @@ schedule (SimGen *g, GError **error)
           if (next == G_MAXUINT64 || next <= c->clock)
             next = c->clock;
           c->clock = next + sim_gen_cost (g, 500, 2000);
-          if (++stalls > 100000ull * g->ncpus)
+          if (++g->stalls > 100000ull * g->ncpus)
             {
               g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_INVARIANT,
                            "%s: every task is blocked (generator deadlock)",
@@ -917,24 +1086,42 @@ schedule (SimGen *g, GError **error)
       guint64 limit = G_MAXUINT64;
       for (guint i = 0; i < g->ncpus; i++)
         limit = MIN (limit, g->cpus[i].clock);
-      if (!flush (g, limit))
-        break;
+      flush (g, limit);
     }
-  if (g->write_error == NULL)
-    flush (g, G_MAXUINT64);
-  if (g->write_error)
+  if (g->tasks->len == 0)
     {
-      g_propagate_error (error, g->write_error);
-      g->write_error = NULL;
+      flush (g, G_MAXUINT64);
       return FALSE;
     }
   return TRUE;
 }
 
-static void
-obj_free_value (gpointer p)
+/* Run the machine to the end, writing g->out to @body whenever it holds
+ * a good write's worth. */
+static gboolean
+schedule (SimGen *g, GOutputStream *body, GError **error)
 {
-  g_free (p);
+  GError *local = NULL;
+  gboolean more;
+  do
+    {
+      more = schedule_step (g, &local);
+      if (local)
+        break;
+      if (g->out->len >= (1u << 16) || !more)
+        {
+          if (!g_output_stream_write_all (body, g->out->str, g->out->len, NULL, NULL, error))
+            return FALSE;
+          g_string_truncate (g->out, 0);
+        }
+    }
+  while (more);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -964,8 +1151,8 @@ gen_free (SimGen *g)
     cache_free_all (g, v);
   g_hash_table_destroy (g->caches);
   g_hash_table_destroy (g->kmalloc);
-  g_hash_table_destroy (g->live);
-  g_hash_table_destroy (g->slabs);
+  g_free (g->live.slots);
+  g_free (g->slabs.slots);
   for (guint i = 0; i < g->all_tasks->len; i++)
     {
       SimGenTask *t = g_ptr_array_index (g->all_tasks, i);
@@ -987,7 +1174,8 @@ gen_free (SimGen *g)
   for (guint i = 0; i < g->nnodes * 11; i++)
     g_array_free (g->free_pages[i], TRUE);
   g_free (g->free_pages);
-  g_string_free (g->line, TRUE);
+  g_string_free (g->out, TRUE);
+  g_free (g);
 }
 
 static gboolean
@@ -1031,16 +1219,14 @@ write_output (const SimGenOptions *o, const char *path, const char *body_path,
   return sim_output_commit (file, error);
 }
 
-gboolean
-sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
-             GError **error)
+/* Set up the machine of @o (its tasks created); NULL with @error set. */
+static SimGen *
+gen_new (const SimGenOptions *o, GError **error)
 {
-  g_return_val_if_fail (o != NULL && path != NULL, FALSE);
   const SimGenWorkload *w = sim_gen_workload_find (o->workload);
-  g_return_val_if_fail (w != NULL && o->cpus > 0, FALSE);
+  g_return_val_if_fail (w != NULL && o->cpus > 0, NULL);
 
-  SimGen gen = { 0 };
-  SimGen *g = &gen;
+  SimGen *g = g_new0 (SimGen, 1);
   g->opts = *o;
   g->era = &g->opts.era;
   g->ncpus = o->cpus;
@@ -1061,8 +1247,8 @@ sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
   g->owned = g_ptr_array_new ();
   g->caches = g_hash_table_new (g_str_hash, g_str_equal);
   g->kmalloc = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g->live = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, obj_free_value);
-  g->slabs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  map_init (&g->live);
+  map_init (&g->slabs);
   g->node_next_pfn = g_new0 (guint64, g->nnodes);
   for (guint i = 0; i < g->nnodes; i++)
     g->node_next_pfn[i] = 0x100000 + (guint64) i * 0x400000
@@ -1071,7 +1257,20 @@ sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
   for (guint i = 0; i < g->nnodes * 11; i++)
     g->free_pages[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
   g->next_pid = 1000 + (int) sim_rng_below (&g->rng, 30000);
-  g->line = g_string_new (NULL);
+  g->out = g_string_sized_new ((1u << 16) + 4096);
+  if (!w->setup (g, &g->opts, error))
+    {
+      gen_free (g);
+      return NULL;
+    }
+  return g;
+}
+
+gboolean
+sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
+             GError **error)
+{
+  g_return_val_if_fail (o != NULL && path != NULL, FALSE);
 
   /* The body goes to a temporary file first: the header states the number
    * of entries, known only at the end. */
@@ -1080,19 +1279,13 @@ sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
   if (tmp == NULL)
     {
       g_prefix_error (error, "%s: cannot create a temporary file: ", path);
-      gen_free (g);
       return FALSE;
     }
-  /* one write(2) per line would dominate the run time */
-  g->body = g_buffered_output_stream_new_sized (
-    g_io_stream_get_output_stream (G_IO_STREAM (tmpio)), 1 << 16);
-  g_filter_output_stream_set_close_base_stream (G_FILTER_OUTPUT_STREAM (g->body), FALSE);
   g_autofree char *tmpl = g_file_get_path (tmp);
-
-  gboolean ok = w->setup (g, &g->opts, error) && schedule (g, error);
-  if (ok)
-    ok = g_output_stream_close (g->body, NULL, error);
-  g_clear_object (&g->body);
+  SimGen *g = gen_new (o, error);
+  /* schedule() writes 64 KiB at a time */
+  gboolean ok = g != NULL
+    && schedule (g, g_io_stream_get_output_stream (G_IO_STREAM (tmpio)), error);
   if (ok)
     ok = g_io_stream_close (G_IO_STREAM (tmpio), NULL, error);
   if (ok)
@@ -1100,6 +1293,112 @@ sim_gen_run (const SimGenOptions *o, const char *path, SimGenStats *stats,
   g_unlink (tmpl);
   if (ok && stats)
     *stats = g->stats;
-  gen_free (g);
+  if (g)
+    gen_free (g);
   return ok;
+}
+
+/* ---- the trace as a stream, generated as it is read ---- */
+
+/* A GInputStream whose bytes are the trace text, produced by running the
+ * scheduler whenever the reader wants more: the trace exists only as the
+ * few kilobytes in g->out, so a consumer in the same process (the native
+ * writer, a replay) needs no temporary file of the text.  The header is
+ * printed before the events are known, so its entries line says 0/0; the
+ * text reader does not read that line and the native format does not keep
+ * the header, so the events come out as they would from the file. */
+#define SIM_TYPE_GEN_STREAM (sim_gen_stream_get_type ())
+G_DECLARE_FINAL_TYPE (SimGenStream, sim_gen_stream, SIM, GEN_STREAM, GInputStream)
+
+struct _SimGenStream {
+  GInputStream parent;
+  SimGen *g;
+  gboolean more;        /* schedule_step has more to do */
+  GError *error;        /* a deadlock, reported by every later read */
+};
+
+G_DEFINE_TYPE (SimGenStream, sim_gen_stream, G_TYPE_INPUT_STREAM)
+
+static gssize
+gen_stream_read (GInputStream *stream, void *buffer, gsize count,
+                 GCancellable *cancellable, GError **error)
+{
+  (void) cancellable;
+  SimGenStream *s = SIM_GEN_STREAM (stream);
+  SimGen *g = s->g;
+  if (g->out_pos == g->out->len)
+    {
+      g_string_truncate (g->out, 0);
+      g->out_pos = 0;
+      while (s->more && s->error == NULL && g->out->len < count)
+        s->more = schedule_step (g, &s->error);
+    }
+  if (s->error)
+    {
+      g_propagate_error (error, g_error_copy (s->error));
+      return -1;
+    }
+  gsize n = MIN (count, g->out->len - g->out_pos);
+  memcpy (buffer, g->out->str + g->out_pos, n);
+  g->out_pos += n;
+  return (gssize) n;
+}
+
+static void
+gen_stream_finalize (GObject *object)
+{
+  SimGenStream *s = SIM_GEN_STREAM (object);
+  if (s->g)
+    gen_free (s->g);
+  g_clear_error (&s->error);
+  G_OBJECT_CLASS (sim_gen_stream_parent_class)->finalize (object);
+}
+
+static void
+sim_gen_stream_class_init (SimGenStreamClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gen_stream_finalize;
+  G_INPUT_STREAM_CLASS (klass)->read_fn = gen_stream_read;
+}
+
+static void
+sim_gen_stream_init (SimGenStream *s)
+{
+  s->more = TRUE;
+}
+
+GInputStream *
+sim_gen_stream_new (const SimGenOptions *o, GError **error)
+{
+  g_return_val_if_fail (o != NULL, NULL);
+  SimGen *g = gen_new (o, error);
+  if (g == NULL)
+    return NULL;
+  SimGenStream *s = g_object_new (SIM_TYPE_GEN_STREAM, NULL);
+  s->g = g;
+  sim_gen_write_header (g->out, &o->era, 0, g->ncpus);
+  return G_INPUT_STREAM (s);
+}
+
+const SimGenStats *
+sim_gen_stream_stats (GInputStream *stream)
+{
+  return &SIM_GEN_STREAM (stream)->g->stats;
+}
+
+gboolean
+sim_gen_run_native (const SimGenOptions *o, const char *path, SimGenStats *stats,
+                    GError **error)
+{
+  g_return_val_if_fail (o != NULL && path != NULL, FALSE);
+  g_autoptr (GInputStream) in = sim_gen_stream_new (o, error);
+  if (in == NULL)
+    return FALSE;
+  g_autofree char *name = g_strdup_printf ("(trace gen %s)", o->workload);
+  g_autoptr (SimTraceReader) r = sim_trace_reader_new (in, name, SIM_TRACE_FORMAT_AUTO, error);
+  if (r == NULL || !sim_native_convert_reader (r, path, NULL, error))
+    return FALSE;
+  if (stats)
+    *stats = *sim_gen_stream_stats (in);
+  return TRUE;
 }

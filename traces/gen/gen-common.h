@@ -136,6 +136,18 @@ typedef struct {
 gboolean sim_gen_run (const SimGenOptions *o, const char *path,
                       SimGenStats *stats, GError **error);
 
+/* The same, in slabsim's native format (traces/native.h): the text is
+ * parsed as it is generated, never stored, so the file is byte for byte
+ * what `trace convert` makes of sim_gen_run's text. */
+gboolean sim_gen_run_native (const SimGenOptions *o, const char *path,
+                             SimGenStats *stats, GError **error);
+/* The trace text of @o as a stream, generated as it is read (header
+ * entries line 0/0: the count is not known ahead); NULL with @error set.
+ * Reading fails with the generator's error if it deadlocks. */
+GInputStream *sim_gen_stream_new (const SimGenOptions *o, GError **error);
+/* Counts so far (final once the stream is at its end). */
+const SimGenStats *sim_gen_stream_stats (GInputStream *stream);
+
 /* ---- for generators ---- */
 const SimGenOptions *sim_gen_options (SimGen *g);
 SimRng      *sim_gen_rng (SimGen *g);

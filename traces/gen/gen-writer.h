@@ -22,6 +22,7 @@ typedef struct {
   guint64     ptr;         /* object address; the pfn for page events */
   const char *comm;        /* interned */
   const char *site;        /* interned */
+  guint64     site_addr;   /* sim_gen_site_address (site), on eras that print %lx */
   const char *gfp;         /* interned */
   const char *name;        /* cache name, interned */
   guint32     bytes_req, bytes_alloc;

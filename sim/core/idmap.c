@@ -1,0 +1,198 @@
+/* idmap.c - the 64-bit-id map; the layout and why are in idmap.h. */
+#include "sim/core/idmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_SLOTS 16
+
+static void
+alloc_slots (SimIdMap *m, guint64 n)
+{
+  m->slots = g_malloc0_n (n, m->esize);
+  m->mask = n - 1;
+  m->shift = 64 - (guint) g_bit_storage (n - 1);
+  m->count = 0;
+}
+
+SimIdMap *
+sim_idmap_new (gsize entry_size, guint64 expected)
+{
+  g_return_val_if_fail (entry_size >= 8 && entry_size <= 256
+                        && (entry_size & (entry_size - 1)) == 0, NULL);
+  SimIdMap *m = g_new0 (SimIdMap, 1);
+  m->esize = (guint32) entry_size;
+  m->eshift = (guint32) g_bit_storage (entry_size) - 1;
+  guint64 n = MIN_SLOTS;
+  while (n / 4 * 3 < expected)
+    n *= 2;
+  m->min_slots = n;
+  alloc_slots (m, n);
+  m->zero = g_malloc0 (entry_size);
+  return m;
+}
+
+void
+sim_idmap_free (SimIdMap *m)
+{
+  if (m == NULL)
+    return;
+  g_free (m->slots);
+  g_free (m->zero);
+  g_free (m);
+}
+
+/* Move every entry into a fresh array of @n slots. */
+static void
+resize (SimIdMap *m, guint64 n)
+{
+  guint8 *old = m->slots;
+  guint64 old_n = m->mask + 1, count = m->count;
+  alloc_slots (m, n);
+  for (guint64 i = 0; i < old_n; i++)
+    {
+      const guint64 *e = (const guint64 *) (gconstpointer) (old + (i << m->eshift));
+      if (*e == 0)
+        continue;
+      guint64 j = sim_idmap_home_ (m, *e);
+      while (*sim_idmap_slot_ (m, j) != 0)
+        j = (j + 1) & m->mask;
+      memcpy (sim_idmap_slot_ (m, j), e, m->esize);
+    }
+  m->count = count;
+  g_free (old);
+}
+
+gpointer
+sim_idmap_insert (SimIdMap *m, guint64 key, gboolean *existed)
+{
+  if (G_UNLIKELY (key == 0))
+    {
+      if (existed)
+        *existed = m->has_zero;
+      if (!m->has_zero)
+        {
+          memset (m->zero, 0, m->esize);
+          m->has_zero = TRUE;
+        }
+      return m->zero;
+    }
+  guint64 i = sim_idmap_home_ (m, key);
+  for (;; i = (i + 1) & m->mask)
+    {
+      guint64 *e = sim_idmap_slot_ (m, i);
+      if (*e == key)
+        {
+          if (existed)
+            *existed = TRUE;
+          return e;
+        }
+      if (*e == 0)
+        break;
+    }
+  if (existed)
+    *existed = FALSE;
+  if ((m->count + 1) * 4 > (m->mask + 1) * 3)
+    {
+      resize (m, (m->mask + 1) * 2);
+      i = sim_idmap_home_ (m, key);
+      while (*sim_idmap_slot_ (m, i) != 0)
+        i = (i + 1) & m->mask;
+    }
+  guint64 *e = sim_idmap_slot_ (m, i);
+  memset (e, 0, m->esize);
+  *e = key;
+  m->count++;
+  return e;
+}
+
+void
+sim_idmap_remove_entry (SimIdMap *m, gpointer entry)
+{
+  if (entry == (gpointer) m->zero)
+    {
+      m->has_zero = FALSE;
+      return;
+    }
+  guint64 i = (guint64) ((guint8 *) entry - m->slots) >> m->eshift;
+  /* Backward shift: walk the rest of the probe run and pull back into the
+   * hole every entry whose home is not cyclically inside (hole, j]; such an
+   * entry's probe from home passed the hole, so it must not be left behind
+   * an empty slot. */
+  for (guint64 j = (i + 1) & m->mask;; j = (j + 1) & m->mask)
+    {
+      guint64 *e = sim_idmap_slot_ (m, j);
+      if (*e == 0)
+        break;
+      guint64 home = sim_idmap_home_ (m, *e);
+      if (((j - home) & m->mask) >= ((j - i) & m->mask))
+        {
+          memcpy (sim_idmap_slot_ (m, i), e, m->esize);
+          i = j;
+        }
+    }
+  *sim_idmap_slot_ (m, i) = 0;
+  m->count--;
+  if (m->mask + 1 > m->min_slots && m->count * 8 < m->mask + 1)
+    resize (m, (m->mask + 1) / 2);
+}
+
+gboolean
+sim_idmap_remove (SimIdMap *m, guint64 key, gpointer out)
+{
+  gpointer e = sim_idmap_lookup (m, key);
+  if (e == NULL)
+    return FALSE;
+  if (out)
+    memcpy (out, e, m->esize);
+  sim_idmap_remove_entry (m, e);
+  return TRUE;
+}
+
+void
+sim_idmap_clear (SimIdMap *m)
+{
+  g_free (m->slots);
+  alloc_slots (m, m->min_slots);
+  m->has_zero = FALSE;
+}
+
+gpointer
+sim_idmap_next (const SimIdMap *m, guint64 *cursor)
+{
+  /* Cursor 0 is key 0's entry, then slot c - 1. */
+  if (*cursor == 0)
+    {
+      (*cursor)++;
+      if (m->has_zero)
+        return m->zero;
+    }
+  for (; *cursor <= m->mask + 1; (*cursor)++)
+    {
+      guint64 *e = sim_idmap_slot_ (m, *cursor - 1);
+      if (*e != 0)
+        {
+          (*cursor)++;
+          return e;
+        }
+    }
+  return NULL;
+}
+
+static gint
+by_key (gconstpointer a, gconstpointer b)
+{
+  guint64 x = **(const guint64 *const *) a, y = **(const guint64 *const *) b;
+  return x < y ? -1 : x > y;
+}
+
+GPtrArray *
+sim_idmap_sorted (const SimIdMap *m)
+{
+  GPtrArray *a = g_ptr_array_sized_new ((guint) sim_idmap_size (m));
+  guint64 cur = 0;
+  for (gpointer e; (e = sim_idmap_next (m, &cur)) != NULL;)
+    g_ptr_array_add (a, e);
+  g_ptr_array_sort (a, by_key);
+  return a;
+}
