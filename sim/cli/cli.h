@@ -10,6 +10,7 @@
 #pragma once
 
 #include <glib.h>
+#include "sim/config/machine.h"
 
 G_BEGIN_DECLS
 
@@ -62,6 +63,17 @@ gboolean sim_cmd_slab_test (int argc, char **argv, GError **error);
 gboolean sim_cmd_list (int argc, char **argv, GError **error);
 /* "trace gen", dispatched from sim_cmd_trace's sub-verb table. */
 gboolean sim_cmd_trace_gen (int argc, char **argv, GError **error);
+
+/* A parameter the model holds at another value than the spec gave (the
+ * kernel's clamps: slub_max_order=99 is 10), said on stderr as "slabsim
+ * VERB: warning: ..." (params.c): @held is the model's canonical
+ * "key=value,..." (SimReplayResult.params). */
+void sim_cli_warn_held_params (const char *verb, const char *spec_text, const char *allocator,
+                               const char *kernel, const char *held);
+/* The same before any replay: the model of @spec_text made as a replay
+ * makes it on @machine, then dropped.  FALSE when
+ * the model cannot be made (the replay will say why). */
+gboolean sim_cli_warn_spec (const char *verb, const char *spec_text, const SimMachine *machine);
 
 /* Dispatch "VERB SUB ..." to a table of sub-verbs (machine show, trace info). */
 gboolean sim_cli_dispatch_sub (const char *verb, const SimVerb *subs,

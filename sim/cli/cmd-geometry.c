@@ -304,6 +304,16 @@ sim_cmd_geometry (int argc, char **argv, GError **error)
       return FALSE;
     }
 
+  /* The sizing parameters as the era's parameter code left them, in the
+   * model's canonical spelling (slub.c's ops_params), for the clamp
+   * warning run and sweep print too. */
+  {
+    g_autofree char *held = g_strdup_printf ("slub_min_order=%u,slub_max_order=%u,"
+                                             "slub_min_objects=%u", cfg.min_order,
+                                             cfg.max_order, cfg.min_objects);
+    sim_cli_warn_held_params ("geometry", spec_text ? spec_text : "slub", "slub",
+                              cfg.era->kernel, held);
+  }
   g_autoptr (GString) out = g_string_new (NULL);
   gboolean sheaves = cfg.era->sheaf_rule != SIM_SLUB_SHEAVES_NONE;
   if (kmalloc)

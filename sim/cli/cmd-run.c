@@ -4,12 +4,13 @@
 #include "sim/core/stdin.h"
 #include "sim/core/output.h"
 #include "sim/config/machine.h"
-#include "models/alloc/alloc-spec.h"
 #include "sim/run/replay.h"
 #include "sim/run/cpu-map.h"
 #include "sim/report/run-report.h"
 #include "sim/report/views.h"
 #include "sim/sweep/progress.h"
+#include "sim/config/yaml-tree.h"
+#include "traces/reader.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,39 +68,103 @@ write_view (const SimView *v, const SimReplayResult *results, guint n, SimFormat
   return ok;
 }
 
-/* A parameter the model holds at another value than the spec gave (the
- * kernel's own clamps: setup_slub_max_order() makes slub_max_order=99
- * 10) is run as the kernel would run it, but said: the model's canonical
- * parameters are compared with the spec's, so no model prints. */
-static void
-warn_changed_params (const char *spec_text, const SimReplayResult *r)
+/* Whether the trace names cache @name (kmem_cache_alloc/free's name=, or
+ * "unnamed-SIZE", the replay's name for a cache event without one): read
+ * until it turns up, so a good name costs a few events.  When it does not,
+ * every name the trace has is added to @names for the suggestion. */
+static gboolean
+trace_names_cache (const char *trace, gboolean lenient, const char *name, GPtrArray *names,
+                   gboolean *found, GError **error)
 {
-  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, NULL);
-  if (spec == NULL || r->params == NULL)
-    return;
-  g_auto (GStrv) held = g_strsplit (r->params, ",", -1);
-  for (guint i = 0; i < spec->params->len; i++)
+  *found = FALSE;
+  g_autoptr (SimTraceReader) r = sim_trace_reader_open (trace, error);
+  if (r == NULL)
+    return FALSE;
+  sim_trace_reader_set_lenient (r, lenient);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  SimTraceEvent ev;
+  GError *local = NULL;
+  while (sim_trace_reader_next (r, &ev, &local))
     {
-      const SimAllocParam *p = &g_array_index (spec->params, SimAllocParam, i);
-      if (p->value == NULL)
+      if (ev.kind != SIM_TRACE_CACHE_ALLOC && ev.kind != SIM_TRACE_CACHE_ALLOC_NODE &&
+          ev.kind != SIM_TRACE_CACHE_FREE)
         continue;
-      /* SLUB's 6.x slab_* spellings set the slub_* variables. */
-      g_autofree char *alias = g_str_has_prefix (p->key, "slab_") && strcmp (r->allocator, "slub") == 0
-                               ? g_strconcat ("slub_", p->key + 5, NULL) : NULL;
-      for (char **h = held; *h; h++)
+      const char *s = sim_trace_reader_string (r, ev.cache_id);
+      g_autofree char *unnamed = NULL;
+      if (*s == '\0')
         {
-          const char *eq = strchr (*h, '=');
-          if (eq == NULL)
+          if (ev.kind == SIM_TRACE_CACHE_FREE)
             continue;
-          gsize klen = (gsize) (eq - *h);
-          gboolean same_key = (strlen (p->key) == klen && strncmp (*h, p->key, klen) == 0)
-                              || (alias && strlen (alias) == klen && strncmp (*h, alias, klen) == 0);
-          if (same_key && strcmp (eq + 1, p->value) != 0)
-            fprintf (stderr, "slabsim run: warning: %s@%s: %s=%s is %s in effect, as the "
-                     "kernel's parameter code sets it\n", r->allocator, r->kernel, p->key,
-                     p->value, eq + 1);
+          s = unnamed = g_strdup_printf ("unnamed-%" G_GUINT64_FORMAT, ev.bytes_req);
+        }
+      if (strcmp (s, name) == 0)
+        {
+          *found = TRUE;
+          return TRUE;
+        }
+      if (!g_hash_table_contains (seen, s))
+        {
+          g_hash_table_add (seen, g_strdup (s));
+          g_ptr_array_add (names, g_strdup (s));
         }
     }
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* --view slabinfo-r=CACHE names a cache before the replay, which may take
+ * minutes: a model has it at the end when it made it at boot (its kmalloc
+ * caches and merged aliases, there once the model is set up) or when the
+ * trace names it (made on first use).  Each allocator's model is made as
+ * its replay will make it, asked for its caches and dropped; the trace is
+ * read only when a model does not have the name.  A model that cannot be
+ * made is left to the replay to report. */
+static gboolean
+check_view_cache (const char *cache, const char *trace, const char *const *specs, guint n,
+                  const SimReplayOptions *opt, GError **error)
+{
+  g_autoptr (GPtrArray) trace_names = NULL;
+  gboolean in_trace = FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      SimReplayResult res;
+      SimReplay *rp = sim_replay_new (specs[i], opt, &res, NULL);
+      if (rp == NULL)
+        {
+          sim_replay_result_clear (&res);
+          continue;
+        }
+      g_autoptr (GPtrArray) names = sim_replay_cache_names (rp);
+      sim_replay_free (rp);
+      gboolean ok = g_ptr_array_find_with_equal_func (names, cache, g_str_equal, NULL);
+      if (!ok && trace_names == NULL)
+        {
+          trace_names = g_ptr_array_new_with_free_func (g_free);
+          if (!trace_names_cache (trace, opt->lenient, cache, trace_names, &in_trace, error))
+            {
+              sim_replay_result_clear (&res);
+              return FALSE;
+            }
+        }
+      if (!ok && !in_trace)
+        {
+          for (guint k = 0; k < trace_names->len; k++)
+            g_ptr_array_add (names, g_strdup (g_ptr_array_index (trace_names, k)));
+          const char *near = sim_yaml_nearest (cache, (const char *const *) names->pdata, names->len);
+          g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                       "run: --view slabinfo-r=%s: %s@%s has no cache of that name and the "
+                       "trace names none%s%s%s", cache, res.allocator, res.kernel,
+                       near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+          sim_replay_result_clear (&res);
+          return FALSE;
+        }
+      sim_replay_result_clear (&res);
+    }
+  return TRUE;
 }
 
 gboolean
@@ -289,6 +354,9 @@ sim_cmd_run (int argc, char **argv, GError **error)
   const char *default_specs[] = { "slub", NULL };
   const char *const *specs = allocators ? (const char *const *) allocators : default_specs;
   guint n = g_strv_length ((char **) specs);
+  if (have_view && view.kind == SIM_VIEW_SLABINFO_REPORT &&
+      !check_view_cache (view.cache, argv[1], specs, n, &opt, error))
+    return FALSE;
   SimReplayResult *results = g_new0 (SimReplayResult, n);
   gboolean ok = TRUE;
   RunProgress prog = { 0 };
@@ -349,7 +417,8 @@ sim_cmd_run (int argc, char **argv, GError **error)
       ok = FALSE;
     }
   for (guint i = 0; ok && i < n; i++)
-    warn_changed_params (specs[i], &results[i]);
+    sim_cli_warn_held_params ("run", specs[i], results[i].allocator, results[i].kernel,
+                              results[i].params);
   /* Say what --check checked (diagnostics go to stderr). */
   for (guint i = 0; ok && check && i < n; i++)
     {

@@ -144,6 +144,17 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
         }
       return TRUE;
     }
+  /* A clamped parameter is said before the points run, once per spec. */
+  {
+    g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+    for (guint i = 0; i < plan->points->len; i++)
+      {
+        const SimSweepPoint *p = g_ptr_array_index (plan->points, i);
+        if (p->index % opt.n_shards != opt.shard || !g_hash_table_add (seen, p->spec))
+          continue;
+        sim_cli_warn_spec ("sweep", p->spec, g_ptr_array_index (plan->machines, p->machine));
+      }
+  }
   SimProgress prog;
   sim_progress_init (&prog);
   opt.progress = on_progress;

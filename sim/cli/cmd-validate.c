@@ -117,6 +117,9 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   SimValidation v;
   gboolean ok = sim_validate_run (argv[1], allocator ? allocator : "slub", &opt, &v, error);
   if (ok)
+    sim_cli_warn_held_params ("validate", allocator ? allocator : "slub", v.allocator, v.kernel,
+                              v.cold_res.params);
+  if (ok)
     {
       g_autofree char *text = fmt == SIM_FORMAT_JSON ? sim_validate_report_json (&v)
                                                      : sim_validate_report_text (&v);

@@ -1092,6 +1092,24 @@ fail:
   return NULL;
 }
 
+GPtrArray *
+sim_replay_cache_names (SimReplay *rp)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  SimAllocReport rep;
+  sim_alloc_report_init (&rep);
+  rp->ops->report (rp->model, &rep);
+  for (guint i = 0; i < rep.rows->len; i++)
+    {
+      const SimAllocCacheRow *r = &g_array_index (rep.rows, SimAllocCacheRow, i);
+      g_ptr_array_add (names, g_strdup (r->name));
+      for (char **a = r->aliases; a && *a; a++)
+        g_ptr_array_add (names, g_strdup (*a));
+    }
+  sim_alloc_report_clear (&rep);
+  return names;
+}
+
 gboolean
 sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
                   const SimWarmSet *warm, const SimPageClass *pages,

@@ -197,5 +197,11 @@ gboolean sim_replay_feed (SimReplay *rp, const SimTraceEvent *ev, guint n, GErro
 /* The final check and the report into the result. */
 gboolean sim_replay_finish (SimReplay *rp, GError **error);
 void sim_replay_free (SimReplay *rp);
+/* The names of the caches @rp's model has now, each cache's name then its
+ * aliases (a GPtrArray of strings; free with g_ptr_array_unref).  Right
+ * after sim_replay_new: the caches the era makes at boot (kmalloc caches,
+ * merged aliases), before any trace event; `run --view slabinfo-r=CACHE`
+ * checks its name against them before replaying. */
+GPtrArray *sim_replay_cache_names (SimReplay *rp);
 
 G_END_DECLS

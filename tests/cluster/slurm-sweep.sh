@@ -8,7 +8,9 @@
 # /etc, /var or /run).  It submits scripts/slurm-sweep.sbatch, the script
 # docs/cluster.md shows, as `sbatch --array=0-(N-1) --wait` over the bundled
 # sweep tests/cluster/udp-order.yaml, merges the shards with `slabsim merge`,
-# runs the same sweep unsharded, and compares the two with cmp.
+# runs the same sweep unsharded, and compares the two with cmp.  Then it
+# removes one shard, resubmits its task alone (--array=1) as docs/cluster.md
+# says to after a lost task, and merges and compares again.
 #
 # TAP on stdout (docs/testing.md), everything else on stderr.  Skipped
 # ("1..0 # SKIP why") when not root, when a Slurm or munge program is
@@ -27,9 +29,10 @@ SRC=${SLABSIM_SOURCE_ROOT:?}
 EXE=${SLABSIM_EXE:?}
 SWEEP=$SRC/tests/cluster/udp-order.yaml
 SBATCH_SCRIPT=$SRC/scripts/slurm-sweep.sbatch
-SHARDS=4                    # 6 points: shards of 2, 2, 1 and 1
+SHARDS=3                    # 4 points: shards of 2, 1 and 1
 UP_SECONDS=30               # for munged, slurmctld and the idle node
 JOB_SECONDS=120             # for the whole array
+RESUBMIT_SECONDS=60         # for one task resubmitted
 
 # The test may itself run inside a Slurm job: the outer job's variables
 # must not reach the unsharded run or the inner cluster's commands.
@@ -42,7 +45,7 @@ ok () { tap_n=$((tap_n + 1)); printf 'ok %d - %s\n' "$tap_n" "$*"; }
 not_ok () { tap_n=$((tap_n + 1)); printf 'not ok %d - %s\n' "$tap_n" "$*"; }
 
 T=
-munged_pid='' ctld_pid='' slurmd_pid='' jobid=''
+munged_pid='' ctld_pid='' slurmd_pid='' jobid='' unsharded_pid=''
 
 # Show the last lines of every log we have, to say why.
 log_tails () {
@@ -98,8 +101,10 @@ cleanup () {
   trap - EXIT TERM INT HUP
   cd /
   if [ -n "$jobid" ] && [ -n "$ctld_pid" ]; then
-    timeout 10 scancel "$jobid" >/dev/null 2>&1
+    # shellcheck disable=SC2086 # one id a word
+    timeout 10 scancel $jobid >/dev/null 2>&1
   fi
+  stop_pid "$unsharded_pid"
   stop_pid "$slurmd_pid"
   stop_pid "$ctld_pid"
   stop_pid "$munged_pid"
@@ -210,6 +215,10 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 SlurmdParameters=config_overrides
 ReturnToService=2
+# sbatch --wait polls after 2 s, then every 4x longer while that is under
+# half of MinJobAge (so that no finished task is purged unseen): 16 s keeps
+# it at every 8 s instead of 2, 10, 42 s, and each record 8 s beyond that.
+MinJobAge=16
 SlurmctldTimeout=30
 SlurmdTimeout=30
 NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM_MB State=UNKNOWN
@@ -239,44 +248,79 @@ ok "single-node Slurm up: munged, slurmctld, slurmd; node $HOST idle with $CPUS 
 # ---- the sharded sweep, as a job array ----
 cd "$T/work" || fail "cannot enter $T/work"
 npoints=$("$EXE" sweep "$SWEEP" --list | wc -l)
-[ "$npoints" -eq 6 ] || fail "the bundled sweep has $npoints points, not 6"
+[ "$npoints" -eq 4 ] || fail "the bundled sweep has $npoints points, not 4"
+
+# The unsharded run, outside Slurm, while the array waits on the scheduler.
+timeout "$JOB_SECONDS" "$EXE" sweep "$SWEEP" -o unsharded >"$T/log/unsharded.out" 2>&1 </dev/null &
+unsharded_pid=$!
 
 export SLABSIM="$EXE"
-timeout "$JOB_SECONDS" sbatch --parsable --wait --array=0-$((SHARDS - 1)) \
-  --output="$T/log/job-%A_%a.out" --chdir="$T/work" \
-  "$SBATCH_SCRIPT" "$SWEEP" "$T/work/out" "$SHARDS" >"$T/log/sbatch.out" 2>&1 &
-sbatch_pid=$!
-# The job id, as soon as sbatch prints it, so that cleanup can cancel it.
-i=0
-while [ -z "$jobid" ] && [ $i -lt 100 ] && kill -0 "$sbatch_pid" 2>/dev/null; do
-  jobid=$(sed -n '1s/^\([0-9][0-9]*\).*/\1/p' "$T/log/sbatch.out")
-  sleep 0.1; i=$((i + 1))
-done
-wait "$sbatch_pid"
-rc=$?
-[ -n "$jobid" ] || jobid=$(sed -n '1s/^\([0-9][0-9]*\).*/\1/p' "$T/log/sbatch.out")
-[ $rc -ne 124 ] || fail "job array ${jobid:-?} not finished within ${JOB_SECONDS}s"
-[ $rc -eq 0 ] || fail "sbatch --wait exited $rc (job array ${jobid:-?}); shard logs follow"
+
+# submit ARRAY SECONDS: sbatch --wait the script over ARRAY; sets $job.
+# Every job id goes into $jobid too, for cleanup to cancel.
+submit () {
+  local out=$T/log/sbatch-$1.out rc i=0 pid
+  job=''
+  timeout "$2" sbatch --parsable --wait --array="$1" \
+    --output="$T/log/job-%A_%a.out" --chdir="$T/work" \
+    "$SBATCH_SCRIPT" "$SWEEP" "$T/work/out" "$SHARDS" >"$out" 2>&1 &
+  pid=$!
+  # The job id, as soon as sbatch prints it.
+  while [ -z "$job" ] && [ $i -lt 100 ] && kill -0 "$pid" 2>/dev/null; do
+    job=$(sed -n '1s/^\([0-9][0-9]*\).*/\1/p' "$out")
+    sleep 0.1; i=$((i + 1))
+  done
+  [ -n "$job" ] && jobid="$jobid $job"
+  wait "$pid"
+  rc=$?
+  [ -n "$job" ] || job=$(sed -n '1s/^\([0-9][0-9]*\).*/\1/p' "$out")
+  [ -n "$job" ] && case " $jobid " in *" $job "*) ;; *) jobid="$jobid $job" ;; esac
+  [ $rc -ne 124 ] || fail "job array ${job:-?} (--array=$1) not finished within ${2}s"
+  [ $rc -eq 0 ] || fail "sbatch --wait --array=$1 exited $rc (job ${job:-?}); task logs follow"
+}
+
+# task_ran JOB K: the array task's log says it ran shard K of $SHARDS.
+task_ran () {
+  grep -q "^slabsim-sweep: shard $2/$SHARDS " "$T/log/job-${1}_$2.out" 2>/dev/null \
+    || fail "array task ${1}_$2 left no log saying it ran shard $2/$SHARDS"
+}
+
+submit "0-$((SHARDS - 1))" "$JOB_SECONDS"
 for k in $(seq 0 $((SHARDS - 1))); do
-  log=$T/log/job-${jobid}_$k.out
-  grep -q "^slabsim-sweep: shard $k/$SHARDS " "$log" 2>/dev/null \
-    || fail "array task $k left no log saying it ran shard $k/$SHARDS ($log)"
+  task_ran "$job" "$k"
   [ -s "$T/work/out/shard-$k/results.jsonl" ] \
     || fail "shard $k wrote no results in out/shard-$k"
 done
-say "slurm-sweep: job array $jobid done at ${SECONDS}s"
-ok "job array $jobid: $SHARDS tasks of scripts/slurm-sweep.sbatch ran their shards"
+say "slurm-sweep: job array $job done at ${SECONDS}s"
+ok "job array $job: $SHARDS tasks of scripts/slurm-sweep.sbatch ran their shards"
 
 # ---- merge, the unsharded run, and the comparison ----
 "$EXE" merge out/shard-* -o merged.jsonl >"$T/log/merge.out" 2>&1 \
   || fail "slabsim merge of the $SHARDS shards failed"
 ok "slabsim merge out/shard-0..$((SHARDS - 1))"
 
-"$EXE" sweep "$SWEEP" -o unsharded >"$T/log/unsharded.out" 2>&1 \
-  || fail "the unsharded sweep failed"
+wait "$unsharded_pid"
+rc=$?
+unsharded_pid=''
+[ $rc -ne 124 ] || fail "the unsharded sweep did not finish within ${JOB_SECONDS}s"
+[ $rc -eq 0 ] || fail "the unsharded sweep exited $rc"
 lines=$(wc -l <merged.jsonl)
 [ "$lines" -eq "$npoints" ] || fail "merged.jsonl has $lines lines, not $npoints"
 cmp merged.jsonl unsharded/results.jsonl >&2 \
   || fail "merged shards differ from the unsharded results.jsonl"
 ok "merge of the Slurm shards equals the unsharded run byte for byte ($npoints points)"
+
+# ---- a task lost and resubmitted alone (docs/cluster.md) ----
+# Shard 1 as if its task had died before writing anything: --array=1 with
+# the same N must run shard 1/N again, not 0/1 (the whole plan).
+rm -rf out/shard-1
+submit 1 "$RESUBMIT_SECONDS"
+task_ran "$job" 1
+[ -s out/shard-1/results.jsonl ] || fail "the resubmitted task wrote no out/shard-1"
+"$EXE" merge out/shard-* -o merged2.jsonl >"$T/log/merge2.out" 2>&1 \
+  || fail "slabsim merge after the resubmitted task failed"
+cmp merged2.jsonl unsharded/results.jsonl >&2 \
+  || fail "merge after the resubmitted task differs from the unsharded results.jsonl"
+say "slurm-sweep: resubmitted task done at ${SECONDS}s"
+ok "task 1 resubmitted alone (--array=1, job $job) redid shard 1/$SHARDS; merge still equal"
 printf '1..%d\n' "$tap_n"

@@ -1,4 +1,5 @@
-/* test-man.c - docs/slabsim.1 documents every verb and every long option.
+/* test-man.c - docs/slabsim.1 documents every verb and every long option,
+ * and with the README's "Using it" every view and input.
  *
  * The verbs come from "slabsim help", sub-verbs from "slabsim VERB --help"
  * and the options from each one's --help, so a new option without a man
@@ -120,6 +121,87 @@ test_every_verb_and_option (void **state)
   assert_true (checked > 30);
 }
 
+/* The README's "## Using it" section, up to the next heading. */
+static char *
+readme_using_it (void)
+{
+  g_autofree char *path = tu_source_path ("README.md");
+  g_autofree char *text = NULL;
+  assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  const char *p = strstr (text, "## Using it");
+  assert_non_null (p);
+  const char *e = strstr (p + 3, "\n## ");
+  return g_strndup (p, e ? (gsize) (e - p) : strlen (p));
+}
+
+/* Every view `run --view` takes (the list its own error prints, so a new
+ * view must be documented), perf kmem stat's three tables of trace info,
+ * and the inputs beyond text (perf.data, the native format), in both the
+ * man page and the README's "Using it". */
+static void
+test_views_and_inputs_listed (void **state)
+{
+  (void) state;
+  g_autofree char *err = NULL;
+  g_autofree char *trace = tu_source_path ("traces/samples/udp-4k.trace.gz");
+  assert_int_equal (tu_run (NULL, &err, (const char *[]) { "run", "--view", "?", trace, NULL }), 2);
+  const char *list = strstr (err, "expected one of: ");
+  assert_non_null (list);
+  g_autofree char *names = g_strndup (list + 17, strcspn (list + 17, ")"));
+  g_auto (GStrv) views = g_strsplit (names, ", ", -1);
+  assert_true (g_strv_length (views) >= 7);
+  g_autofree char *readme = readme_using_it ();
+  for (guint i = 0; views[i]; i++)
+    {
+      /* slabinfo-r=CACHE: the man page sets CACHE in italics. */
+      g_autofree char *name = g_strndup (views[i], strcspn (views[i], "="));
+      if (strchr (views[i], '='))
+        {
+          g_free (name);
+          name = g_strndup (views[i], strcspn (views[i], "=") + 1);
+        }
+      GString *roff = g_string_new (NULL);
+      for (const char *c = name; *c; c++)
+        {
+          if (*c == '-')
+            g_string_append_c (roff, '\\');
+          g_string_append_c (roff, *c);
+        }
+      if (!strstr (man, roff->str))
+        {
+          print_error ("docs/slabsim.1 does not list the view \"%s\"\n", views[i]);
+          fail ();
+        }
+      g_string_free (roff, TRUE);
+      if (!strstr (readme, views[i]))
+        {
+          print_error ("README.md's \"Using it\" does not list the view \"%s\"\n", views[i]);
+          fail ();
+        }
+    }
+  static const char *const kmem[] = { "--caller", "--alloc", "--page", NULL };
+  for (guint i = 0; kmem[i]; i++)
+    if (!strstr (readme, kmem[i]))
+      {
+        print_error ("README.md's \"Using it\" does not show trace info %s\n", kmem[i]);
+        fail ();
+      }
+  static const char *const inputs[] = { "perf.data", "perf script", "native", NULL };
+  for (guint i = 0; inputs[i]; i++)
+    {
+      if (!strstr (man, inputs[i]))
+        {
+          print_error ("docs/slabsim.1 does not name the input \"%s\"\n", inputs[i]);
+          fail ();
+        }
+      if (!strstr (readme, inputs[i]))
+        {
+          print_error ("README.md's \"Using it\" does not name the input \"%s\"\n", inputs[i]);
+          fail ();
+        }
+    }
+}
+
 static void
 test_man_page_shape (void **state)
 {
@@ -145,6 +227,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_every_verb_and_option),
     cmocka_unit_test (test_man_page_shape),
+    cmocka_unit_test (test_views_and_inputs_listed),
   };
   int rc = cmocka_run_group_tests_name ("man", tests, NULL, NULL);
   g_free (man);

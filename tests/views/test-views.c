@@ -4,6 +4,8 @@
  * scripts/regen-goldens), and the views agree with the run's JSON. */
 #include "tests/testutil.h"
 
+#include <glib/gstdio.h>
+
 #include <string.h>
 
 static const char *const views[] = {
@@ -124,6 +126,61 @@ test_errors (void **state)
   tu_assert_contains (err2, "no cache of that name");
 }
 
+/* slabinfo-r=CACHE is checked before the replay (sim/cli/cmd-run.c,
+ * check_view_cache): a model's boot caches, or a cache the trace names
+ * (made on first use), else an error with the nearest name, before any
+ * output.  The post-replay error of views.c says less ("has no cache of
+ * that name" alone): this one's "and the trace names none" shows which
+ * check refused. */
+static const char named[] =
+  "# tracer: nop\n"
+  "  t-1 [000] ..... 1.000001: kmem_cache_alloc: call_site=f+0x1/0x9 ptr=ffff888100002000 "
+  "bytes_req=200 bytes_alloc=200 gfp_flags=GFP_KERNEL node=-1 accounted=false name=my_cache\n"
+  "  t-1 [000] ..... 1.000002: kmem_cache_alloc: call_site=f+0x1/0x9 ptr=ffff888100003000 "
+  "bytes_req=200 bytes_alloc=200 gfp_flags=GFP_KERNEL node=-1 accounted=false name=my_cache\n";
+static const char unnamed[] =
+  "# tracer: nop\n"
+  "  t-1 [000] ..... 1.000001: kmem_cache_alloc: call_site=c0100000 ptr=ffff880100002000 "
+  "bytes_req=192 bytes_alloc=192 gfp_flags=GFP_KERNEL\n";
+
+static void
+test_report_cache_checked_first (void **state)
+{
+  (void) state;
+  g_autofree char *t1 = tu_write_temp (".trace", named, -1);
+  g_autofree char *t2 = tu_write_temp (".trace", unnamed, -1);
+  g_autofree char *out = NULL, *out2 = NULL, *out3 = NULL, *out4 = NULL, *out5 = NULL;
+  g_autofree char *err = NULL, *err2 = NULL, *err3 = NULL, *err5 = NULL;
+  /* Named by the trace only: made on first use, reported. */
+  assert_int_equal (tu_run (&out, &err, (const char *[]) { "run", "-a", "slub@6.18", "--view",
+                                                          "slabinfo-r=my_cache", t1, NULL }), 0);
+  tu_assert_contains (out, "Slabcache: my_cache ");
+  /* A typo: refused before anything is printed, with the trace's name. */
+  assert_int_equal (tu_run (&out2, &err2, (const char *[]) { "run", "-a", "slub@6.18", "--view",
+                                                            "slabinfo-r=my_cach", t1, NULL }), 2);
+  assert_string_equal (out2, "");
+  tu_assert_contains (err2, "slabsim: run: --view slabinfo-r=my_cach: slub@6.18 has no cache of "
+                            "that name and the trace names none (did you mean \"my_cache\"?)\n");
+  /* A boot cache's near miss: the model's names are candidates too. */
+  assert_int_equal (tu_run (&out3, &err3, (const char *[]) { "run", "-a", "slub@6.18", "--view",
+                                                            "slabinfo-r=kmalloc-51", t1, NULL }), 2);
+  tu_assert_contains (err3, "(did you mean \"kmalloc-512\"?)");
+  /* Each allocator is checked: SLAB's size-512 is not SLUB's. */
+  g_autofree char *err4 = NULL;
+  assert_int_equal (tu_run (&out4, &err4, (const char *[]) { "run", "-a", "slab", "-a", "slub@6.18",
+                                                            "--view", "slabinfo-r=size-512", t1,
+                                                            NULL }), 2);
+  tu_assert_contains (err4, "slub@6.18 has no cache of that name");
+  /* A cache event without name=: the replay's unnamed-SIZE, which
+   * 2.6.34 merges into :t-0000192 (the report is the merged cache's). */
+  assert_int_equal (tu_run (&out5, &err5, (const char *[]) { "run", "-a", "slub@2.6.34", "--view",
+                                                            "slabinfo-r=unnamed-192", t2, NULL }), 0);
+  tu_assert_contains (out5, "Slabcache: :t-0000192 ");
+  tu_assert_contains (out5, "Aliases: kmalloc-192 unnamed-192\n");
+  g_unlink (t1);
+  g_unlink (t2);
+}
+
 int
 main (void)
 {
@@ -132,6 +189,7 @@ main (void)
     cmocka_unit_test (test_formats),
     cmocka_unit_test (test_agrees_with_run_json),
     cmocka_unit_test (test_errors),
+    cmocka_unit_test (test_report_cache_checked_first),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
