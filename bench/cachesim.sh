@@ -1,11 +1,17 @@
 #!/bin/bash
 # cachesim.sh - throughput and memory of "slabsim cachesim" (docs/perf/cachesim.md).
 #
-# usage: [RUNS=N] bench/cachesim.sh [BUILD_DIR]   (default: build-rel, a release build)
+# usage: [RUNS=N] [BASE=OLD_SLABSIM] bench/cachesim.sh [BUILD_DIR]
+#        (default BUILD_DIR: build-rel, a release build)
 #
 # Every row is the median of RUNS runs (default 1): on a shared host single
 # runs vary by tens of percent; the CPU column (user + sys) varies less than
-# the elapsed one.
+# the elapsed one.  The rows of one group run interleaved (round-robin, RUNS
+# rounds), so that the host's load falls on all of them alike: Cachegrind
+# mode with the reader thread (--jobs 2, the default), without it (--jobs 1)
+# and, with BASE set, the same commands of another slabsim binary (an older
+# build to compare with).  The host's load average is printed before and
+# after.  CG_ONLY=1 stops after the Cachegrind-mode rows.
 # Generates a 20-million-access din trace with bench/gen-din (16 CPUs, private
 # hot sets plus shared lines and locks; gzip and plain copies) and, when
 # ../shared/validation/cachegrind/walk.c and cc exist, caches.md's walk stream
@@ -84,6 +90,37 @@ run1 () {
   fi
 }
 
+# Interleaved groups: add LABEL COMMAND... queues a row, flush runs the
+# queued commands round-robin RUNS times and prints each row's medians.
+q_labels=()
+q_cmds=()
+add () {
+  q_labels+=("$1"); shift
+  q_cmds+=("$(printf '%q ' "$@")")
+}
+flush () {
+  local i k n=${#q_labels[@]} mid=$(( (RUNS + 1) / 2 ))
+  for k in $(seq 0 $((n - 1))); do : > "$work/rows.$k"; done
+  for i in $(seq "$RUNS"); do
+    for k in $(seq 0 $((n - 1))); do
+      eval "run1 ${q_cmds[$k]}"
+      echo "$el $us $rss $(echo "$us + ${sy:-0}" | bc)" >> "$work/rows.$k"
+    done
+  done
+  for k in $(seq 0 $((n - 1))); do
+    local best brss cpu
+    read -r best _ brss _ <<EOT
+$(sort -g -k1,1 "$work/rows.$k" | sed -n "${mid}p")
+EOT
+    cpu=$(sort -g -k4,4 "$work/rows.$k" | sed -n "${mid}p" | cut -d' ' -f4)
+    printf "%-58s %7.2f s  %6.1f M acc/s  cpu %5s s (%5.1f M/s)  maxrss %7d KiB\n" \
+      "${q_labels[$k]}" "$best" "$(echo "$N / $best / 1000000" | bc -l)" "$cpu" \
+      "$(echo "$N / $cpu / 1000000" | bc -l)" "$brss"
+  done
+  q_labels=()
+  q_cmds=()
+}
+
 # replay ARGS...: the memsys-replay line with the median CPU-time rate of
 # RUNS, with and without the prefetch of the access 16 ahead (interleaved).
 replay () {
@@ -98,15 +135,22 @@ replay () {
   done
 }
 
-echo "trace: $N accesses; host: $(nproc) CPUs, $(uname -r)"
+echo "trace: $N accesses; host: $(nproc) CPUs, $(uname -r); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 run "gzip -dc gen-20m.din.gz | wc -l" sh -c "gzip -dc '$gz' | wc -l"
-run "cachesim --compat cachegrind gen-20m.din.gz" \
-  "$build/slabsim" cachesim --compat cachegrind --D1 32768,8,64 --LL 8388608,16,64 "$gz"
-run "cachesim --compat cachegrind gen-20m.din (plain)" \
-  "$build/slabsim" cachesim --compat cachegrind --D1 32768,8,64 --LL 8388608,16,64 "$plain"
-if [ -n "$walk_trace" ]; then
-  run "cachesim --compat cachegrind walk-20m.txt (caches.md walk)" \
-    "$build/slabsim" cachesim --compat cachegrind --D1 32768,8,64 --LL 8388608,16,64 "$walk_trace"
+cg=(cachesim --compat cachegrind --D1 32768,8,64 --LL 8388608,16,64)
+for t in "gen-20m.din.gz:$gz" "gen-20m.din (plain):$plain" \
+         ${walk_trace:+"walk-20m.txt (caches.md walk):$walk_trace"}; do
+  name=${t%%:*} file=${t#*:}
+  add "cachesim --compat cachegrind $name" "$build/slabsim" "${cg[@]}" "$file"
+  add "  same, --jobs 1 (no reader thread)" "$build/slabsim" "${cg[@]}" --jobs 1 "$file"
+  if [ -n "${BASE:-}" ]; then
+    add "  same, BASE binary" "$BASE" "${cg[@]}" "$file"
+  fi
+  flush
+done
+if [ -n "${CG_ONLY:-}" ]; then   # CG_ONLY=1: the Cachegrind-mode rows only
+  echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
 fi
 if printf 'r 1000 8\n' | "$build/slabsim" cachesim --machine nehalem-ep-2s - >/dev/null 2>&1; then
   run "cachesim --machine nehalem-ep-2s gen-20m.din.gz" \
@@ -121,4 +165,5 @@ replay --cachegrind "$plain"
 [ -n "$walk_trace" ] && replay --cachegrind "$walk_trace"
 replay "$plain"
 [ -n "$walk_trace" ] && replay "$walk_trace"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit 0

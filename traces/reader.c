@@ -54,11 +54,19 @@ sim_trace_kind_name (SimTraceKind kind)
   return kind_names[kind];
 }
 
+/* Their lengths: every trace line's event name is looked up, so the
+ * lengths are compared first and at most two names share one. */
+static const guint8 kind_lens[] = {
+#define KIND_LEN(id, name) sizeof (name) - 1,
+  SIM_TRACE_KINDS (KIND_LEN)
+#undef KIND_LEN
+};
+
 int
 sim_trace_kind_from_name (const char *name, gsize len)
 {
   for (int k = 0; k < SIM_TRACE_N_KINDS; k++)
-    if (strlen (kind_names[k]) == len && memcmp (kind_names[k], name, len) == 0)
+    if (kind_lens[k] == len && memcmp (kind_names[k], name, len) == 0)
       return k;
   return -1;
 }

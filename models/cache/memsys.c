@@ -1054,26 +1054,64 @@ sim_mem_class_name (SimMemClass cls)
 /* Look up one block in a set of @n ways, install it on a miss
  * (Cachegrind's move-to-front LRU); returns TRUE on a miss.  Inlined with a
  * constant @n for the common associativities, so that the search unrolls
- * and the shifts become fixed-size moves instead of memmove calls. */
-static inline gboolean
+ * and a miss shifts the set by a fixed-size move (no memmove call: a miss is
+ * the common case in the traces cachesim is asked to run); a hit below the
+ * front moves the ways before it with memmove. */
+/* t[1 .. n-1] = t[0 .. n-2]: the miss's shift.  GCC calls memmove for it
+ * even with @n constant; for 4 to 16 ways it is done here in pairs of ways
+ * (16-byte loads, all before the first store, then the stores one way up),
+ * which the compiler keeps in vector registers; other (or run-time) way
+ * counts use memmove. */
+static ALWAYS_INLINE void
+cg_shift_all (guint64 *t, guint n)
+{
+  guint k = n - 1;                      /* ways that move */
+  if (!__builtin_constant_p (n) || n < 4 || n > 16)
+    {
+      memmove (t + 1, t, k * sizeof (guint64));
+      return;
+    }
+  guint64 pair[8][2];
+  guint np = (k + 1) / 2;               /* the last pair is t[k-2], t[k-1] */
+#pragma GCC unroll 8
+  for (guint j = 0; j < np; j++)
+    memcpy (pair[j], t + MIN (2 * j, k - 2), sizeof pair[j]);
+#pragma GCC unroll 8
+  for (guint j = 0; j < np; j++)
+    memcpy (t + 1 + MIN (2 * j, k - 2), pair[j], sizeof pair[j]);
+}
+
+static ALWAYS_INLINE gboolean
 cg_ref_n (guint64 *t, guint64 block, guint n)
 {
   if (t[0] == block)
     return FALSE;
-  guint w = 1;
-  while (w < n && t[w] != block)
-    w++;
-  gboolean miss = w == n;
-  if (miss)
-    w = n - 1;
+  guint w = n;
+#pragma GCC unroll 16
+  for (guint i = 1; i < n; i++)
+    if (t[i] == block)
+      {
+        w = i;
+        break;
+      }
+  if (w == n)
+    {
+      cg_shift_all (t, n);
+      t[0] = block;
+      return TRUE;
+    }
   memmove (t + 1, t, w * sizeof (guint64));
   t[0] = block;
-  return miss;
+  return FALSE;
 }
 
-static inline gboolean
-cg_ref (Level *L, guint64 block)
+/* The set of @block in level @L; @n its ways when the caller knows them
+ * (a constant), 0 to dispatch on L->ways here. */
+static ALWAYS_INLINE gboolean
+cg_ref (Level *L, guint64 block, guint n)
 {
+  if (n)
+    return cg_ref_n (L->tag + (gsize) (block & L->set_mask) * n, block, n);
   guint64 *t = L->tag + set_base (L, 0, block);
   switch (L->ways)
     {
@@ -1084,9 +1122,12 @@ cg_ref (Level *L, guint64 block)
     }
 }
 
-static guint32
-cg_access (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind,
-           SimMemClass cls)
+/* One reference: D1 for every line it touches, then (on a D1 miss of any of
+ * them) the LL for every line.  @n1, @n2: the levels' ways, or 0 (see
+ * cg_ref). */
+static ALWAYS_INLINE void
+cg_apply (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind, SimMemClass cls,
+          guint n1, guint n2)
 {
   SimCpuMemStats *st = &ms->stats[0];
   /* Cachegrind books a modify as a read. */
@@ -1094,27 +1135,80 @@ cg_access (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind,
   Level *d1 = &ms->lv[0], *ll = &ms->lv[1];
   guint64 last = addr + (size ? size - 1 : 0);
   guint64 b1 = addr >> d1->line_shift, b2 = last >> d1->line_shift;
-  gboolean miss = FALSE;
+  gboolean miss;
   st->level[0].accesses[k]++;
-  for (guint64 b = b1; b <= b2; b++)
-    miss |= cg_ref (d1, b);
+  if (G_LIKELY (b1 == b2))
+    miss = cg_ref (d1, b1, n1);
+  else
+    {
+      miss = FALSE;
+      for (guint64 b = b1; b <= b2; b++)
+        miss |= cg_ref (d1, b, n1);
+    }
   if (!miss)
-    return 0;
+    return;
   st->level[0].misses[k]++;
   st->class_misses[cls][0]++;
   st->level[1].accesses[k]++;
   /* The whole reference goes to the LL: every line is looked up there. */
-  miss = FALSE;
   b1 = addr >> ll->line_shift;
   b2 = last >> ll->line_shift;
-  for (guint64 b = b1; b <= b2; b++)
-    miss |= cg_ref (ll, b);
+  if (G_LIKELY (b1 == b2))
+    miss = cg_ref (ll, b1, n2);
+  else
+    {
+      miss = FALSE;
+      for (guint64 b = b1; b <= b2; b++)
+        miss |= cg_ref (ll, b, n2);
+    }
   if (miss)
     {
       st->level[1].misses[k]++;
       st->class_misses[cls][1]++;
     }
+}
+
+static guint32
+cg_access (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind,
+           SimMemClass cls)
+{
+  cg_apply (ms, addr, size, kind, cls, 0, 0);
   return 0;
+}
+
+/* Cachegrind mode's two sets of @addr. */
+static inline void
+cg_prefetch (const SimMemSys *ms, guint64 addr)
+{
+  for (guint l = 0; l < 2; l++)
+    {
+      const Level *L = &ms->lv[l];
+      const guint64 *t = L->tag + set_base (L, 0, addr >> L->line_shift);
+      __builtin_prefetch (t);
+      if (L->ways > 8)
+        __builtin_prefetch (t + L->ways - 1);
+    }
+}
+
+/* How far ahead of the access it applies a batch prefetches: far enough for
+ * a host DRAM load to arrive, near enough that the prefetched lines are
+ * still in the host's L1 when used. */
+#define REFS_AHEAD 16
+
+/* A batch in Cachegrind mode, with the levels' ways @n1, @n2 as constants
+ * (or 0).  The refs' CPU fields are not looked at: one CPU, as under
+ * Cachegrind. */
+static ALWAYS_INLINE void
+cg_refs (SimMemSys *ms, const SimMemRef *refs, gsize n, guint n1, guint n2)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      if (i + REFS_AHEAD < n)
+        cg_prefetch (ms, refs[i + REFS_AHEAD].addr);
+      const SimMemRef *r = &refs[i];
+      g_return_if_fail (r->kind < SIM_ACC_N);
+      cg_apply (ms, r->addr, r->size, (SimAccKind) r->kind, SIM_MEM_OTHER, n1, n2);
+    }
 }
 
 /* ---- Directory --------------------------------------------------------- */
@@ -2021,14 +2115,7 @@ sim_memsys_prefetch (const SimMemSys *ms, guint cpu, guint64 addr)
 {
   if (ms->mode == SIM_MEMSYS_CACHEGRIND)
     {
-      for (guint l = 0; l < 2; l++)
-        {
-          const Level *L = &ms->lv[l];
-          const guint64 *t = L->tag + set_base (L, 0, addr >> L->line_shift);
-          __builtin_prefetch (t);
-          if (L->ways > 8)
-            __builtin_prefetch (t + L->ways - 1);
-        }
+      cg_prefetch (ms, addr);
       return;
     }
   if (cpu >= ms->n_cpus)
@@ -2038,6 +2125,30 @@ sim_memsys_prefetch (const SimMemSys *ms, guint cpu, guint64 addr)
   for (guint l = 0; l < ms->n_levels; l++)
     prefetch_set (&ms->lv[l], set_base (&ms->lv[l], inst_of (ms, l, core), block));
   __builtin_prefetch (ms->dir + dir_hash (ms, block) * ms->dir_stride);
+}
+
+void
+sim_memsys_access_refs (SimMemSys *ms, const SimMemRef *refs, gsize n)
+{
+  g_return_if_fail (ms != NULL && (refs != NULL || n == 0));
+  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
+    {
+      /* Cachegrind's default geometry (and --D1/--LL of the same ways) gets
+       * its own copy of the loop with the ways as constants. */
+      if (ms->lv[0].ways == 8 && ms->lv[1].ways == 16)
+        cg_refs (ms, refs, n, 8, 16);
+      else
+        cg_refs (ms, refs, n, 0, 0);
+      return;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      if (i + REFS_AHEAD < n)
+        sim_memsys_prefetch (ms, refs[i + REFS_AHEAD].cpu, refs[i + REFS_AHEAD].addr);
+      const SimMemRef *r = &refs[i];
+      sim_memsys_access_class (ms, r->cpu, r->addr, r->size, (SimAccKind) r->kind,
+                               SIM_MEM_OTHER);
+    }
 }
 
 guint32

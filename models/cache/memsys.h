@@ -156,6 +156,23 @@ guint32    sim_memsys_access_class   (SimMemSys *ms, guint cpu, guint64 addr,
                                       guint32 size, SimAccKind kind,
                                       SimMemClass cls);
 
+/* One access of a batch (sim_memsys_access_refs): 16 bytes, so that a
+ * trace reader can hand the model whole arrays of them. */
+typedef struct {
+  guint64 addr;
+  guint32 size;
+  guint16 cpu;            /* below sim_memsys_n_cpus (SIM_MACHINE_MAX_CPUS fits) */
+  guint8  kind;           /* SimAccKind */
+  guint8  reserved;       /* 0 */
+} SimMemRef;
+
+/* Apply @n accesses in order (class SIM_MEM_OTHER): the same state and
+ * counters as calling sim_memsys_access for each, without a call per access;
+ * the host cache sets of each access are prefetched (sim_memsys_prefetch) a
+ * few accesses before it.  Latencies are added to the CPUs' cycle counters
+ * as usual, not returned. */
+void       sim_memsys_access_refs    (SimMemSys *ms, const SimMemRef *refs, gsize n);
+
 /* A hint that @cpu will access @addr soon: starts the host's loads of the
  * tag and state sets (and the directory slot) that access will probe, so a
  * replay that knows its next accesses (cachesim reads them from the trace)

@@ -233,6 +233,159 @@ test_full_mode_clean_exit (void **state)
   g_unlink (path);
 }
 
+/* A trace over many of the reader's batches (4096 accesses) and turns of
+ * its ring (8 batches), every line shape, 16 CPUs. */
+static char *
+long_trace (guint n, guint bad_at, const char *bad)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed (12);
+  GString *s = g_string_new ("# long\n");
+  for (guint i = 2; i <= n; i++)
+    {
+      if (i == bad_at)
+        {
+          g_string_append (s, bad);
+          continue;
+        }
+      guint64 a = (guint64) g_rand_int_range (r, 0, 1 << 20) * 8;
+      guint k = (guint) g_rand_int_range (r, 0, 100), cpu = (guint) g_rand_int_range (r, 0, 16);
+      if (k == 0)
+        g_string_append (s, "\n");
+      else if (k < 5)
+        g_string_append_printf (s, "i %" G_GINT64_MODIFIER "x 4\n", a);
+      else if (k < 8)
+        g_string_append_printf (s, "m 0x%" G_GINT64_MODIFIER "x 8 %u\n", a, cpu);
+      else if (k < 40)
+        g_string_append_printf (s, "w %" G_GINT64_MODIFIER "x %x %u\n", a + k % 61, 1 + k % 8,
+                                cpu);
+      else
+        g_string_append_printf (s, "r %" G_GINT64_MODIFIER "x 8 %u\n", a, cpu);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static char *
+run_args (const char *const *args, int expect_rc, char **err_out)
+{
+  char *out = NULL, *err = NULL;
+  int rc = tu_run (&out, &err, args);
+  if (rc != expect_rc)
+    print_error ("rc %d: %s\n", rc, err);
+  assert_int_equal (rc, expect_rc);
+  if (err_out)
+    *err_out = err;
+  else
+    g_free (err);
+  return out;
+}
+
+/* The reader thread changes no byte: --jobs 1 and 2 give the same text
+ * and JSON, in Cachegrind mode (small caches, so it misses) and
+ * in full mode on a 16-CPU machine; plain, gzip and stdin alike. */
+static void
+test_threads_same_bytes (void **state)
+{
+  (void) state;
+  g_autofree char *text = long_trace (60000, 0, NULL);
+  g_autofree char *path = tu_write_temp (".din", text, -1);
+  gsize zlen;
+  g_autofree char *z = gzip_bytes (text, strlen (text), &zlen);
+  g_autofree char *gz = tu_write_temp (".din.gz", z, (gssize) zlen);
+  const char *const modes[][7] = {
+    { "--compat", "cachegrind", "--D1", "4096,8,64", "--LL", "65536,16,64", NULL },
+    { "--compat", "cachegrind", "--D1", "2048,2,32", "--LL", "16384,4,64", NULL },
+    { "--machine", "nehalem-ep-2s", "--per-cpu", NULL },
+    { "--machine", "nehalem-ep-2s", NULL },
+  };
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    for (guint f = 0; f < 2; f++)
+      {
+        g_autofree char *base = NULL;
+        for (guint j = 0; j < 2; j++)
+          {
+            g_autoptr (GPtrArray) args = g_ptr_array_new ();
+            g_ptr_array_add (args, (gpointer) "cachesim");
+            for (guint i = 0; modes[m][i]; i++)
+              g_ptr_array_add (args, (gpointer) modes[m][i]);
+            g_ptr_array_add (args, (gpointer) (f ? "--format=json" : "--format=text"));
+            g_ptr_array_add (args, (gpointer) (j == 0 ? "--jobs=1" : "--jobs=2"));
+            g_ptr_array_add (args, (gpointer) (m % 2 ? gz : path));
+            g_ptr_array_add (args, NULL);
+            g_autofree char *out = run_args ((const char *const *) args->pdata, 0, NULL);
+            if (j == 0)
+              base = g_steal_pointer (&out);
+            else
+              assert_string_equal (out, base);
+          }
+        tu_assert_contains (base, f ? "{\"mode\": " : "data accesses");
+      }
+  /* Standard input through the reader thread. */
+  g_autofree char *a = run_args ((const char *[]) { "cachesim", "--compat", "cachegrind",
+                                                    "--jobs", "1", path, NULL }, 0, NULL);
+  g_autofree char *b = NULL;
+  assert_int_equal (tu_run_stdin (&b, NULL, text, (const char *[]) { "cachesim", "--compat",
+                                  "cachegrind", "--jobs", "2", "-", NULL }), 0);
+  g_autofree char *a_std = g_strdup (a);
+  /* Only the trace's name differs. */
+  g_autofree char *name = g_strdup_printf ("trace    %s:", path);
+  g_autofree char *fixed = NULL;
+  {
+    g_auto (GStrv) parts = g_strsplit (a_std, name, 2);
+    fixed = g_strjoinv ("trace    <stdin>:", parts);
+  }
+  assert_string_equal (fixed, b);
+  g_unlink (path);
+  g_unlink (gz);
+}
+
+/* Errors found by the reader thread name their line, deep in the trace,
+ * exactly as without it; nothing goes to standard output. */
+static void
+test_threads_errors_at_line (void **state)
+{
+  (void) state;
+  struct { guint at; const char *bad, *mode, *want; } cases[] = {
+    { 77777, "r 1000 0\n", "cachegrind", "expected a hexadecimal size between 1 and ffffffff" },
+    { 40961, "w 1000 8 16\n", "full",
+      "expected a CPU below 16 (the machine's CPU count), got 16" },
+    { 99999, "r 10g0 8\n", "full", "expected a hexadecimal address" },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *text = long_trace (cases[c].at + 10, cases[c].at, cases[c].bad);
+      g_autofree char *path = tu_write_temp (".din", text, -1);
+      g_autofree char *want = g_strdup_printf ("slabsim: %s:%u: %s", path, cases[c].at,
+                                               cases[c].want);
+      gboolean cg = strcmp (cases[c].mode, "cachegrind") == 0;
+      for (guint j = 1; j <= 2; j++)
+        {
+          g_autofree char *jobs = g_strdup_printf ("--jobs=%u", j);
+          const char *args[] = { "cachesim", cg ? "--compat" : "--machine",
+                                 cg ? "cachegrind" : "nehalem-ep-2s", jobs, path, NULL };
+          g_autofree char *err = NULL;
+          g_autofree char *out = run_args (args, 1, &err);
+          tu_assert_contains (err, want);
+          assert_string_equal (out, "");
+        }
+      g_unlink (path);
+    }
+  /* A cut gzip stream through the thread. */
+  g_autofree char *text = long_trace (60000, 0, NULL);
+  gsize zlen;
+  g_autofree char *z = gzip_bytes (text, strlen (text), &zlen);
+  g_autofree char *gz = tu_write_temp (".din.gz", z, (gssize) (zlen * 2 / 3));
+  g_autofree char *e1 = NULL, *e2 = NULL;
+  g_autofree char *o1 = run_args ((const char *[]) { "cachesim", "--compat", "cachegrind",
+                                                     "--jobs", "1", gz, NULL }, 1, &e1);
+  g_autofree char *o2 = run_args ((const char *[]) { "cachesim", "--compat", "cachegrind",
+                                                     "--jobs", "2", gz, NULL }, 1, &e2);
+  tu_assert_contains (e2, "truncated or corrupt");
+  assert_string_equal (e1, e2);
+  g_unlink (gz);
+  expect_usage_error ((const char *[]) { "cachesim", "--jobs", "-1", "-", NULL },
+                      "--jobs takes a positive number");
+}
+
 int
 main (void)
 {
@@ -246,6 +399,8 @@ main (void)
     cmocka_unit_test (test_bad_geometry_options),
     cmocka_unit_test (test_missing_file),
     cmocka_unit_test (test_full_mode_clean_exit),
+    cmocka_unit_test (test_threads_same_bytes),
+    cmocka_unit_test (test_threads_errors_at_line),
   };
   return cmocka_run_group_tests_name ("cache-cachesim-cli", tests, NULL, NULL);
 }
