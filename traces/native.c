@@ -32,18 +32,26 @@ put_u32 (guint8 *p, guint32 v)
   p[0] = v, p[1] = v >> 8, p[2] = v >> 16, p[3] = v >> 24;
 }
 
+#define VAR_MAX 10        /* bytes of a 64-bit varint */
+
+/* Write @v at @p; the byte after it. */
+static inline guint8 *
+put_var_at (guint8 *p, guint64 v)
+{
+  while (v >= 0x80)
+    {
+      *p++ = (guint8) (v | 0x80);
+      v >>= 7;
+    }
+  *p++ = (guint8) v;
+  return p;
+}
+
 static inline void
 put_var (GByteArray *b, guint64 v)
 {
-  guint8 tmp[10];
-  int n = 0;
-  while (v >= 0x80)
-    {
-      tmp[n++] = (guint8) (v | 0x80);
-      v >>= 7;
-    }
-  tmp[n++] = (guint8) v;
-  g_byte_array_append (b, tmp, n);
+  guint8 tmp[VAR_MAX];
+  g_byte_array_append (b, tmp, (guint) (put_var_at (tmp, v) - tmp));
 }
 
 static inline guint64
@@ -135,27 +143,33 @@ sim_native_writer_new (GOutputStream *out, SimTraceReader *src, GError **error)
 gboolean
 sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **error)
 {
+  /* A record is a kind byte and 19 varints: room for the longest, then
+   * trimmed to what was written (the spool of every text `run` goes
+   * through here, so no per-byte append). */
   GByteArray *b = w->rec;
-  guint8 kind = (guint8) ev->kind;
-  g_byte_array_append (b, &kind, 1);
-  put_var (b, (guint32) ev->cpu);
-  put_var (b, zigzag ((gint64) (ev->ts_ns - w->ts)));
-  put_var (b, zigzag ((gint64) (ev->line - w->line)));
-  put_var (b, zigzag ((gint64) (ev->ptr - w->ptr)));
-  put_var (b, ev->call_site_id);
-  put_var (b, ev->call_site);
-  put_var (b, ev->bytes_req);
-  put_var (b, ev->bytes_alloc);
-  put_var (b, ev->gfp);
-  put_var (b, ev->gfp_id);
-  put_var (b, ev->cache_id);
-  put_var (b, ev->comm_id);
-  put_var (b, zigzag (ev->pid));
-  put_var (b, zigzag (ev->node));
-  put_var (b, zigzag (ev->order));
-  put_var (b, zigzag (ev->migratetype));
-  put_var (b, zigzag (ev->accounted));
-  put_var (b, ev->pfn);
+  guint len = b->len;
+  g_byte_array_set_size (b, len + 1 + 19 * VAR_MAX);
+  guint8 *p = b->data + len;
+  *p++ = (guint8) ev->kind;
+  p = put_var_at (p, (guint32) ev->cpu);
+  p = put_var_at (p, zigzag ((gint64) (ev->ts_ns - w->ts)));
+  p = put_var_at (p, zigzag ((gint64) (ev->line - w->line)));
+  p = put_var_at (p, zigzag ((gint64) (ev->ptr - w->ptr)));
+  p = put_var_at (p, ev->call_site_id);
+  p = put_var_at (p, ev->call_site);
+  p = put_var_at (p, ev->bytes_req);
+  p = put_var_at (p, ev->bytes_alloc);
+  p = put_var_at (p, ev->gfp);
+  p = put_var_at (p, ev->gfp_id);
+  p = put_var_at (p, ev->cache_id);
+  p = put_var_at (p, ev->comm_id);
+  p = put_var_at (p, zigzag (ev->pid));
+  p = put_var_at (p, zigzag (ev->node));
+  p = put_var_at (p, zigzag (ev->order));
+  p = put_var_at (p, zigzag (ev->migratetype));
+  p = put_var_at (p, zigzag (ev->accounted));
+  p = put_var_at (p, ev->pfn);
+  g_byte_array_set_size (b, (guint) (p - b->data));
   w->ts = ev->ts_ns;
   w->line = ev->line;
   w->ptr = ev->ptr;

@@ -54,11 +54,19 @@ sim_trace_kind_name (SimTraceKind kind)
   return kind_names[kind];
 }
 
+/* Their lengths: every trace line's event name is looked up, so the
+ * lengths are compared first and at most two names share one. */
+static const guint8 kind_lens[] = {
+#define KIND_LEN(id, name) sizeof (name) - 1,
+  SIM_TRACE_KINDS (KIND_LEN)
+#undef KIND_LEN
+};
+
 int
 sim_trace_kind_from_name (const char *name, gsize len)
 {
   for (int k = 0; k < SIM_TRACE_N_KINDS; k++)
-    if (strlen (kind_names[k]) == len && memcmp (kind_names[k], name, len) == 0)
+    if (kind_lens[k] == len && memcmp (kind_names[k], name, len) == 0)
       return k;
   return -1;
 }
@@ -1227,6 +1235,16 @@ text_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
             }
           if (r->pos == r->end)
             {
+              if (r->perf && r->stats.events == 0)
+                {
+                  /* A perf.data of other events (cpu-clock, cycles) is no
+                   * empty trace: say what it is. */
+                  g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_FORMAT,
+                               "%s: no kmem tracepoint samples in this perf.data (perf script "
+                               "printed %" G_GUINT64_FORMAT " lines, none a kmem event); record "
+                               "with perf record -e 'kmem:*'", r->name, r->lineno);
+                  return FALSE;
+                }
               if (r->stats.events == 0 && r->unrecognised > 0 && r->stats.lost_markers == 0 &&
                   g_hash_table_size (r->stats.other_events) == 0)
                 {

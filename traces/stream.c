@@ -13,6 +13,7 @@
 #include "slabsim-config.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <utime.h>
@@ -89,7 +90,91 @@ struct _SimTraceStream {
   SimOutput       *cache_out;    /* a miss: writing the native file */
   GOutputStream   *cache_stream;
   SimNativeWriter *writer;
+  /* keep: the events written to an unlinked native file as they are
+   * decoded, for sim_trace_stream_again (a text trace only) */
+  gboolean         keep;
+  char            *path, *read_path;   /* what a second reading opens otherwise */
+  gboolean         lenient;
+  int              spool_fd;           /* -1: none */
+  char            *spool_path;         /* /proc/self/fd/N */
+  GOutputStream   *spool_stream;
+  SimNativeWriter *spool_writer;
+  gboolean         spooled;            /* complete */
 };
+
+/* Counts of readers the streams opened, by kind (sim_trace_stream_counts). */
+static gint n_text_decodes, n_native_reads;
+
+static void
+count_open (SimTraceReader *r)
+{
+  if (sim_trace_reader_format (r) == SIM_TRACE_FORMAT_NATIVE)
+    g_atomic_int_inc (&n_native_reads);
+  else
+    g_atomic_int_inc (&n_text_decodes);
+}
+
+void
+sim_trace_stream_counts (guint *text_decodes, guint *native_reads)
+{
+  if (text_decodes)
+    *text_decodes = (guint) g_atomic_int_get (&n_text_decodes);
+  if (native_reads)
+    *native_reads = (guint) g_atomic_int_get (&n_native_reads);
+}
+
+static void
+spool_abandon (SimTraceStream *s)
+{
+  /* A spool that cannot be written is not an error: a second reading
+   * decodes the trace again instead. */
+  g_clear_pointer (&s->spool_writer, sim_native_writer_free);
+  g_clear_object (&s->spool_stream);
+  if (s->spool_fd >= 0)
+    close (s->spool_fd);
+  s->spool_fd = -1;
+  g_clear_pointer (&s->spool_path, g_free);
+  s->spooled = FALSE;
+}
+
+/* Start the spool: an unlinked temporary file, reopened through
+ * /proc/self/fd so that nothing is left behind however the process ends. */
+static void
+spool_start (SimTraceStream *s)
+{
+  g_autofree char *tmp = NULL;
+  s->spool_fd = g_file_open_tmp ("slabsim-spool-XXXXXX.slabtr", &tmp, NULL);
+  if (s->spool_fd < 0)
+    return;
+  s->spool_path = g_strdup_printf ("/proc/self/fd/%d", s->spool_fd);
+  g_autoptr (GFile) f = g_file_new_for_path (s->spool_path);
+  g_autoptr (GFileOutputStream) out = g_file_append_to (f, G_FILE_CREATE_NONE, NULL, NULL);
+  g_unlink (tmp);
+  if (out == NULL)
+    {
+      spool_abandon (s);
+      return;
+    }
+  s->spool_stream = g_buffered_output_stream_new_sized (G_OUTPUT_STREAM (out), 1 << 20);
+  s->spool_writer = sim_native_writer_new (s->spool_stream, s->reader, NULL);
+  if (s->spool_writer == NULL)
+    spool_abandon (s);
+}
+
+static void
+spool_finish (SimTraceStream *s)
+{
+  if (s->spool_writer == NULL)
+    return;
+  if (!sim_native_writer_finish (s->spool_writer, NULL))
+    {
+      spool_abandon (s);
+      return;
+    }
+  g_clear_pointer (&s->spool_writer, sim_native_writer_free);
+  g_clear_object (&s->spool_stream);
+  s->spooled = TRUE;
+}
 
 static void
 cache_abandon (SimTraceStream *s)
@@ -116,8 +201,11 @@ sim_trace_stream_free (SimTraceStream *s)
   if (s == NULL || !g_atomic_int_dec_and_test (&s->ref))
     return;
   cache_abandon (s);
+  spool_abandon (s);
   sim_trace_reader_free (s->reader);
   g_free (s->name);
+  g_free (s->path);
+  g_free (s->read_path);
   if (s->strings)
     {
       for (guint i = 0; i < DIR_SIZE && s->strings->dir[i]; i++)
@@ -311,6 +399,7 @@ sim_trace_stream_open (const char *path, const SimTraceStreamOptions *opt, GErro
     opt = &none;
   g_autoptr (SimTraceStream) s = g_new0 (SimTraceStream, 1);
   s->ref = 1;
+  s->spool_fd = -1;
   s->name = g_strdup (strcmp (path, "-") == 0 ? "(stdin)" : path);
   s->strings = g_new0 (SimTraceStrings, 1);
   s->strings->chunk = g_string_chunk_new (4096);
@@ -325,11 +414,18 @@ sim_trace_stream_open (const char *path, const SimTraceStreamOptions *opt, GErro
     s->reader = sim_trace_reader_open (path, error);
   if (s->reader == NULL)
     return NULL;
+  count_open (s->reader);
   sim_trace_reader_set_lenient (s->reader, opt->lenient);
   if (!s->cached)
     s->format = opt->read_path ? sim_trace_reader_source_format (s->reader)
                                : sim_trace_reader_format (s->reader);
   s->n_buf = 2;
+  s->keep = opt->keep;
+  s->lenient = opt->lenient;
+  s->path = g_strdup (path);
+  s->read_path = g_strdup (s->cached ? s->cache_path : opt->read_path);
+  if (s->keep && sim_trace_reader_format (s->reader) != SIM_TRACE_FORMAT_NATIVE)
+    spool_start (s);
   return g_steal_pointer (&s);
 }
 
@@ -400,9 +496,19 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
             break;
           }
     }
+  if (s->spool_writer)
+    {
+      for (guint i = 0; i < k; i++)
+        if (!sim_native_writer_add (s->spool_writer, &b[i], NULL))
+          {
+            spool_abandon (s);
+            break;
+          }
+    }
   if (local)
     {
       cache_abandon (s);        /* never cache a trace that did not read to its end */
+      spool_abandon (s);
       if (k == 0)
         {
           g_propagate_error (error, local);
@@ -415,6 +521,7 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
     {
       s->done = TRUE;
       cache_finish (s);
+      spool_finish (s);
       if (k == 0)
         return FALSE;
     }
@@ -428,6 +535,40 @@ sim_trace_stream_set_buffers (SimTraceStream *s, guint n)
 {
   g_return_if_fail (n >= 2 && n <= SIM_TRACE_MAX_BUFFERS);
   s->n_buf = n;
+}
+
+SimTraceStream *
+sim_trace_stream_again (SimTraceStream *s, GError **error)
+{
+  g_return_val_if_fail (s->keep && s->done && s->pending == NULL, NULL);
+  SimTraceReader *r;
+  if (s->spooled)
+    {
+      g_autoptr (GFile) f = g_file_new_for_path (s->spool_path);
+      g_autoptr (GFileInputStream) in = g_file_read (f, NULL, error);
+      if (in == NULL)
+        return NULL;
+      r = sim_trace_reader_new (G_INPUT_STREAM (in), s->name, SIM_TRACE_FORMAT_AUTO, error);
+    }
+  else
+    /* a native file (the trace, its conversion, the cached entry) or a
+     * spool that could not be written: the same source again */
+    r = sim_trace_reader_open (s->read_path ? s->read_path : s->path, error);
+  if (r == NULL)
+    return NULL;
+  count_open (r);
+  sim_trace_reader_set_lenient (r, s->lenient);
+  SimTraceStream *a = g_new0 (SimTraceStream, 1);
+  a->ref = 1;
+  a->spool_fd = -1;
+  a->reader = r;
+  a->name = g_strdup (s->name);
+  a->format = s->format;
+  a->cached = s->cached;
+  a->strings = g_new0 (SimTraceStrings, 1);
+  a->strings->chunk = g_string_chunk_new (4096);
+  a->n_buf = 2;
+  return a;
 }
 
 const SimTraceStrings *

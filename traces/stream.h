@@ -51,6 +51,7 @@ typedef struct {
                                * conversion of it); messages still name the trace */
   const char *cache_dir;      /* the decoded-trace cache, NULL: off */
   guint64     cache_max;      /* its bound in bytes (0: SIM_TRACE_CACHE_MAX_DEFAULT) */
+  gboolean    keep;           /* the events will be read again (sim_trace_stream_again) */
 } SimTraceStreamOptions;
 
 #define SIM_TRACE_CACHE_MAX_DEFAULT (G_GUINT64_CONSTANT (2048) << 20)
@@ -85,6 +86,20 @@ const SimTraceStats *sim_trace_stream_stats (SimTraceStream *s);
 SimTraceFormat sim_trace_stream_format (SimTraceStream *s);
 /* TRUE when the events come from the decoded-trace cache. */
 gboolean sim_trace_stream_cached (SimTraceStream *s);
+
+/* A second reading of a stream opened with keep, once it has read to its
+ * end without an error: the same events, string ids, name and format,
+ * without decoding the text again.  A text trace's events were written to
+ * an unlinked native spool file as they were decoded (about 27 bytes an
+ * event, in $TMPDIR, gone when the stream is freed); a native trace (or
+ * the native file the stream read instead: read_path, a cache entry) is
+ * read again.  If the spool could not be written (no space), the trace is
+ * decoded again.  Statistics: the first reading's are the trace's. */
+SimTraceStream *sim_trace_stream_again (SimTraceStream *s, GError **error);
+
+/* How many readers streams have opened in this process: text decodes and
+ * native reads (tests count the passes over a trace with it). */
+void sim_trace_stream_counts (guint *text_decodes, guint *native_reads);
 
 /* ---- the decoded-trace cache ---------------------------------------------- */
 

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <glib.h>
+#include "traces/stream.h"
 
 G_BEGIN_DECLS
 
@@ -27,8 +28,18 @@ typedef struct {
   guint64 page_allocs;            /* mm_page_alloc events with a pfn */
 } SimPageClass;
 
-/* Read @trace once and classify its page allocations.  Errors are the
- * reader's. */
+/* The pass, fed by the caller with the trace's events in order (the
+ * replay's one decode, sim/run/prepass.h): @out is filled as it goes,
+ * and complete after finish (which frees the collector). */
+typedef struct _SimPageClassCollector SimPageClassCollector;
+SimPageClassCollector *sim_page_class_collector_new (SimPageClass *out);
+void sim_page_class_collector_feed (SimPageClassCollector *c, const SimTraceStrings *strs,
+                                    const SimTraceEvent *ev, guint n);
+void sim_page_class_collector_finish (SimPageClassCollector *c);
+void sim_page_class_collector_free (SimPageClassCollector *c);
+
+/* Read @trace once (its own decode) and classify its page allocations.
+ * Errors are the reader's. */
 gboolean sim_page_class_collect (const char *trace, gboolean lenient, SimPageClass *out,
                                  GError **error);
 void     sim_page_class_clear   (SimPageClass *c);

@@ -54,6 +54,7 @@
 #include "sim/run/untraced.h"
 #include "sim/run/cpu-map.h"
 #include "sim/run/page-events.h"
+#include "sim/run/prepass.h"
 
 #include <string.h>
 
@@ -1191,8 +1192,8 @@ sim_replay_finish (SimReplay *rp, GError **error)
 }
 
 /* ------------------------------------------------------------------ */
-/* Read once, replay many: one stream feeds every replay ("lane"; the
- * trace's summary is one more) chunk by chunk.  A lane takes the chunks in
+/* Read once, replay many: one stream feeds every replay ("lane") chunk by
+ * chunk, after the pre-pass (sim/run/prepass.h) decoded it once.  A lane takes the chunks in
  * order, on one pool thread at a time, so a replay's events run in trace
  * order and the results are the bytes a serial replay gives whatever the
  * number of threads.  The calling thread decodes ahead while the pool
@@ -1207,7 +1208,6 @@ typedef struct _Feed Feed;
 
 typedef struct {
   SimReplay *rp;
-  SimTraceInfo *info;       /* or this lane feeds the trace's summary */
   gboolean   failed;
   GError    *error;
   guint64    pos;           /* chunks this lane has taken */
@@ -1230,7 +1230,7 @@ struct _Feed {
 static gboolean
 lane_active (const Lane *l)
 {
-  return !l->failed && (l->rp || l->info);
+  return !l->failed && l->rp;
 }
 
 /* Take every chunk published and not yet taken; then finish when asked. */
@@ -1244,11 +1244,7 @@ lane_run (Lane *l)
       const SimTraceEvent *ev = f->ring[l->pos % f->window].ev;
       guint n = f->ring[l->pos % f->window].n;
       g_mutex_unlock (&f->lock);
-      gboolean ok = TRUE;
-      if (l->info)
-        sim_trace_info_add (l->info, ev, n);
-      else
-        ok = sim_replay_feed (l->rp, ev, n, &l->error);
+      gboolean ok = sim_replay_feed (l->rp, ev, n, &l->error);
       g_mutex_lock (&f->lock);
       l->failed = !ok;
       l->pos++;
@@ -1332,20 +1328,16 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
                      GError **error)
 {
   g_return_val_if_fail (n >= 1, FALSE);
-  /* lanes[n]: the trace's summary, when asked for */
-  Lane *lanes = g_new0 (Lane, n + 1);
-  guint nl = n;
+  Lane *lanes = g_new0 (Lane, n);
   GError *trace_error = NULL;     /* the trace's: every replay still running meets it */
-  SimWarmSet ws = { 0 };
-  gboolean have_ws = FALSE;
-  SimUntracedSet us = { 0 };
-  gboolean have_us = FALSE;
-  SimPageClass pc = { 0 };
-  SimTraceStream *stream = NULL;
+  SimPrepass pre = { 0 };
+  gboolean have_pre = FALSE;
+  SimTraceInfo *info = NULL;
+  SimTraceStream *first = NULL, *stream = NULL;
   Feed f = { .lanes = lanes };
   g_mutex_init (&f.lock);
   g_cond_init (&f.cond);
-  for (guint i = 0; i <= n; i++)
+  for (guint i = 0; i < n; i++)
     lanes[i].feed = &f;
 
   /* The replays, as a serial run would start them: a replay that cannot
@@ -1365,39 +1357,35 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   if (live == 0)
     goto resolve;
   SimTraceStreamOptions so = { .lenient = opt->lenient, .read_path = opt->read_path,
-                               .cache_dir = opt->trace_cache, .cache_max = opt->trace_cache_max };
-  stream = sim_trace_stream_open (trace, &so, &trace_error);
+                               .cache_dir = opt->trace_cache, .cache_max = opt->trace_cache_max,
+                               .keep = TRUE };
+  first = sim_trace_stream_open (trace, &so, &trace_error);
+  if (first == NULL)
+    goto resolve;
+  /* One decode for what every replay must know before its first event
+   * (sim/run/prepass.h): page classes, untraced frees (kfree_rcu a grace
+   * period of the machine's before its evidence), the warm set, and the
+   * trace's summary; then the replays read the events it kept. */
+  if (opt->info)
+    info = sim_trace_info_new (first);
+  SimPrepassOptions po = { .warm = opt->warm, .info = info,
+                           .grace_period_ns = opt->machine->rcu_grace_period_us * 1000 };
+  if (!sim_prepass_read (first, &po, &pre, &trace_error))
+    goto resolve;
+  have_pre = TRUE;
+  stream = sim_trace_stream_again (first, &trace_error);
   if (stream == NULL)
     goto resolve;
-  if (opt->warm)
-    {
-      if (!sim_warm_collect (trace, opt->lenient, &ws, &trace_error))
-        goto resolve;
-      have_ws = TRUE;
-    }
-  /* Which of the trace's page allocations were slab pages: a first pass
-   * (sim/run/page-events.h), once for all the replays. */
-  if (!sim_page_class_collect (opt->read_path ? opt->read_path : trace, opt->lenient, &pc,
-                               &trace_error))
-    goto resolve;
-  /* The frees the trace shows only by their consequences, once for every
-   * replay (sim/run/untraced.h); kfree_rcu is placed a grace period of the
-   * machine's before its evidence. */
-  if (!sim_untraced_collect (trace, opt->lenient, opt->machine->rcu_grace_period_us * 1000, &us,
-                             &trace_error))
-    goto resolve;
-  have_us = TRUE;
   for (guint i = 0; i < n; i++)
     if (!lanes[i].failed && !sim_replay_begin (lanes[i].rp, trace, stream,
-                                               have_ws ? &ws : NULL, &pc, &us, &lanes[i].error))
+                                               pre.have_warm ? &pre.warm : NULL, &pre.pages,
+                                               &pre.untraced, &lanes[i].error))
       lanes[i].failed = TRUE;
-  if (opt->info)
-    lanes[nl++].info = sim_trace_info_new (stream);
 
-  f.n = nl;
+  f.n = n;
   if (jobs > 0)
-    f.pool = g_thread_pool_new (lane_job, NULL, (gint) MIN (jobs, nl), TRUE, NULL);
-  f.window = nl > 1 ? WINDOW : 2;
+    f.pool = g_thread_pool_new (lane_job, NULL, (gint) MIN (jobs, n), TRUE, NULL);
+  f.window = n > 1 ? WINDOW : 2;
   sim_trace_stream_set_buffers (stream, f.window);
   for (;;)
     {
@@ -1423,7 +1411,7 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   lanes_drain (&f);
   if (trace_error == NULL)
     {
-      for (guint i = 0; i < nl; i++)
+      for (guint i = 0; i < n; i++)
         lanes[i].finishing = lane_active (&lanes[i]) && lanes[i].rp;
       lanes_wake (&f, TRUE);
       g_mutex_unlock (&f.lock);
@@ -1434,7 +1422,7 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   g_mutex_unlock (&f.lock);
   /* What --lenient skipped, for the report to say. */
   for (guint i = 0; i < n; i++)
-    out[i].malformed_lines = sim_trace_stream_stats (stream)->malformed_lines;
+    out[i].malformed_lines = sim_trace_stream_stats (first)->malformed_lines;
 
 resolve:
   if (f.pool)
@@ -1461,17 +1449,15 @@ resolve:
       g_clear_error (&lanes[i].error);
     }
   if (opt->info && ok)
-    *opt->info = g_steal_pointer (&lanes[n].info);
-  g_clear_pointer (&lanes[n].info, sim_trace_info_free);
+    *opt->info = g_steal_pointer (&info);
+  g_clear_pointer (&info, sim_trace_info_free);
   g_clear_error (&trace_error);
   g_free (lanes);
   g_free (opts);
-  if (have_ws)
-    sim_warm_set_clear (&ws);
-  if (have_us)
-    sim_untraced_set_clear (&us);
-  sim_page_class_clear (&pc);
+  if (have_pre)
+    sim_prepass_clear (&pre);
   sim_trace_stream_free (stream);
+  sim_trace_stream_free (first);
   g_mutex_clear (&f.lock);
   g_cond_clear (&f.cond);
   return ok;

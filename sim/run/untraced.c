@@ -2,7 +2,7 @@
  * see untraced.h for the rules and why. */
 #include "sim/run/untraced.h"
 #include "sim/run/kernel-caches.h"
-#include "traces/reader.h"
+#include "traces/stream.h"
 #include "traces/internal.h"
 #include "traces/decisions.h"
 #include "sim/core/idmap.h"
@@ -58,14 +58,14 @@ in_direct_map (guint64 ptr)
 }
 
 static gboolean
-cache_is_rcu (Collect *c, SimTraceReader *r, const SimTraceEvent *ev)
+cache_is_rcu (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
 {
   if (sim_trace_kind_is_kmalloc (ev->kind) || ev->cache_id == 0)
     return FALSE;
   gpointer v = g_hash_table_lookup (c->rcu_cache, GUINT_TO_POINTER (ev->cache_id));
   if (v == NULL)
     {
-      const SimKernelCache *kc = sim_kernel_cache_lookup (sim_trace_reader_string (r, ev->cache_id));
+      const SimKernelCache *kc = sim_kernel_cache_lookup (sim_trace_strings_get (r, ev->cache_id));
       v = GUINT_TO_POINTER (kc && kc->untraced_free == SIM_KC_UNTRACED_MAPLE_TREE ? 1 : 2);
       g_hash_table_insert (c->rcu_cache, GUINT_TO_POINTER (ev->cache_id), v);
     }
@@ -173,9 +173,9 @@ mm_destroy (Collect *c, Mm *mm, const SimTraceEvent *ev)
 }
 
 static gboolean
-site_is (SimTraceReader *r, const SimTraceEvent *ev, const char *fn)
+site_is (const SimTraceStrings *r, const SimTraceEvent *ev, const char *fn)
 {
-  const char *site = sim_trace_reader_string (r, ev->call_site_id);
+  const char *site = sim_trace_strings_get (r, ev->call_site_id);
   gsize n = strlen (fn);
   return site && strncmp (site, fn, n) == 0 && (site[n] == '+' || site[n] == '.'
                                                 || site[n] == '\0');
@@ -195,13 +195,13 @@ site_is (SimTraceReader *r, const SimTraceEvent *ev, const char *fn)
  *                                          in if the trace never saw it
  *                                          begin. */
 static void
-mm_event (Collect *c, SimTraceReader *r, const SimTraceEvent *ev)
+mm_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
 {
   if (ev->pid < 0)
     return;
   if (ev->kind == SIM_TRACE_CACHE_ALLOC || ev->kind == SIM_TRACE_CACHE_ALLOC_NODE)
     {
-      const char *name = ev->cache_id ? sim_trace_reader_string (r, ev->cache_id) : NULL;
+      const char *name = ev->cache_id ? sim_trace_strings_get (r, ev->cache_id) : NULL;
       if (name == NULL || strcmp (name, "mm_struct") != 0)
         return;
       Task *t = task_of (c, ev->pid);
@@ -227,7 +227,7 @@ mm_event (Collect *c, SimTraceReader *r, const SimTraceEvent *ev)
 
 /* Which mm a new maple node of @ev's task belongs to. */
 static Mm *
-mm_for_node (Collect *c, SimTraceReader *r, const SimTraceEvent *ev)
+mm_for_node (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
 {
   if (ev->pid < 0)
     return NULL;
@@ -256,17 +256,17 @@ by_place (gconstpointer a, gconstpointer b)
   return 0;
 }
 
-gboolean
-sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_ns,
-                      SimUntracedSet *out, GError **error)
+struct _SimUntracedCollector {
+  Collect        c;
+  SimUntracedSet set;
+};
+
+SimUntracedCollector *
+sim_untraced_collector_new (guint64 grace_period_ns)
 {
-  memset (out, 0, sizeof *out);
-  out->frees = g_array_new (FALSE, FALSE, sizeof (SimUntracedFree));
-  SimTraceReader *r = sim_trace_reader_open (trace, error);
-  if (r == NULL)
-    return FALSE;
-  sim_trace_reader_set_lenient (r, lenient);
-  Collect c = {
+  SimUntracedCollector *u = g_new0 (SimUntracedCollector, 1);
+  u->set.frees = g_array_new (FALSE, FALSE, sizeof (SimUntracedFree));
+  u->c = (Collect) {
     .lives = g_array_new (FALSE, FALSE, sizeof (Life)),
     .live_of = sim_idmap_new (sizeof (SimIdPair), 0),
     .by_page = sim_idmap_new (sizeof (SimIdPair), 0),
@@ -276,100 +276,145 @@ sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_
     .ts = g_array_new (FALSE, FALSE, sizeof (guint64)),
     .mms = g_ptr_array_new_with_free_func (mm_free),
     .gp = grace_period_ns,
-    .out = out,
+    .out = &u->set,
   };
-  SimTraceEvent ev;
-  GError *local = NULL;
-  for (; sim_trace_reader_next (r, &ev, &local); c.index++)
+  return u;
+}
+
+/* One event, the c->index'th of the trace. */
+static void
+collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
+{
+  g_array_append_val (c->ts, ev->ts_ns);
+  mm_event (c, r, ev);
+  if (sim_trace_kind_is_slab_alloc (ev->kind))
     {
-      g_array_append_val (c.ts, ev.ts_ns);
-      mm_event (&c, r, &ev);
-      if (sim_trace_kind_is_slab_alloc (ev.kind))
+      if (ev->ptr == 0)
+        return;
+      if (sim_idmap_remove (c->ended, ev->ptr, NULL))
+        c->out->reused_after++;
+      const SimIdPair *v = sim_idmap_lookup (c->live_of, ev->ptr);
+      if (v)
+        reveal (c, (guint) v->value, ev, SIM_UNTRACED_BY_REUSE);
+      if (sim_trace_internal_alloc_site (sim_trace_strings_get (r, ev->call_site_id)))
+        return;
+      Life l = { .ptr = ev->ptr, .line = ev->line, .index = c->index, .ts = ev->ts_ns,
+                 .cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0,
+                 .rcu = cache_is_rcu (c, r, ev), .live = TRUE };
+      guint idx = c->lives->len;
+      if (l.rcu)
         {
-          if (ev.ptr == 0)
-            continue;
-          if (sim_idmap_remove (c.ended, ev.ptr, NULL))
-            out->reused_after++;
-          const SimIdPair *v = sim_idmap_lookup (c.live_of, ev.ptr);
-          if (v)
-            reveal (&c, (guint) v->value, &ev, SIM_UNTRACED_BY_REUSE);
-          if (sim_trace_internal_alloc_site (sim_trace_reader_string (r, ev.call_site_id)))
-            continue;
-          Life l = { .ptr = ev.ptr, .line = ev.line, .index = c.index, .ts = ev.ts_ns,
-                     .cpu = ev.cpu >= 0 ? (guint) ev.cpu : 0,
-                     .rcu = cache_is_rcu (&c, r, &ev), .live = TRUE };
-          guint idx = c.lives->len;
-          if (l.rcu)
-            {
-              l.mm = mm_for_node (&c, r, &ev);
-              if (l.mm)
-                g_array_append_val (l.mm->lives, idx);
-            }
-          g_array_append_val (c.lives, l);
-          sim_idmap_set (c.live_of, ev.ptr, idx);
-          if (in_direct_map (ev.ptr))
-            {
-              SimIdPair *pg = sim_idmap_insert (c.by_page, (ev.ptr - SIM_DIRECT_MAP_BASE) >> 12,
-                                                NULL);
-              if (pg->value == 0)
-                pg->value = (gsize) g_array_new (FALSE, FALSE, sizeof (guint));
-              GArray *list = (GArray *) (gsize) pg->value;
-              g_array_append_val (list, idx);
-            }
+          l.mm = mm_for_node (c, r, ev);
+          if (l.mm)
+            g_array_append_val (l.mm->lives, idx);
         }
-      else if (sim_trace_kind_is_slab_free (ev.kind))
+      g_array_append_val (c->lives, l);
+      sim_idmap_set (c->live_of, ev->ptr, idx);
+      if (in_direct_map (ev->ptr))
         {
-          /* A free of what the evidence said was gone: the inference was
-           * wrong about it (a tree's node that outlived the tree, say). */
-          if (ev.ptr && sim_idmap_remove (c.ended, ev.ptr, NULL))
-            out->contradicted++;
-          guint64 v;
-          if (ev.ptr && sim_idmap_take (c.live_of, ev.ptr, &v))
-            g_array_index (c.lives, Life, v).live = FALSE;
-        }
-      else if (ev.kind == SIM_TRACE_PAGE_FREE || ev.kind == SIM_TRACE_PAGE_FREE_BATCHED
-               || ev.kind == SIM_TRACE_PAGE_FREE_DIRECT || ev.kind == SIM_TRACE_PAGEVEC_FREE)
-        {
-          if (ev.pfn == 0 && ev.ptr == 0)
-            continue;
-          guint order = ev.order >= 0 ? (guint) ev.order : 0;
-          if (order > MAX_BLOCK_ORDER)
-            continue;
-          for (guint64 p = ev.pfn; p < ev.pfn + (G_GUINT64_CONSTANT (1) << order); p++)
-            {
-              GArray *list = (GArray *) (gsize) sim_idmap_get (c.by_page, p, 0);
-              if (list == NULL)
-                continue;
-              for (guint i = 0; i < list->len; i++)
-                {
-                  guint idx = g_array_index (list, guint, i);
-                  if (g_array_index (c.lives, Life, idx).live)
-                    reveal (&c, idx, &ev, SIM_UNTRACED_BY_PAGE_FREE);
-                }
-              sim_idmap_remove (c.by_page, p, NULL);
-              g_array_unref (list);
-            }
+          SimIdPair *pg = sim_idmap_insert (c->by_page, (ev->ptr - SIM_DIRECT_MAP_BASE) >> 12,
+                                            NULL);
+          if (pg->value == 0)
+            pg->value = (gsize) g_array_new (FALSE, FALSE, sizeof (guint));
+          GArray *list = (GArray *) (gsize) pg->value;
+          g_array_append_val (list, idx);
         }
     }
-  g_array_unref (c.lives);
-  sim_idmap_free (c.live_of);
+  else if (sim_trace_kind_is_slab_free (ev->kind))
+    {
+      /* A free of what the evidence said was gone: the inference was
+       * wrong about it (a tree's node that outlived the tree, say). */
+      if (ev->ptr && sim_idmap_remove (c->ended, ev->ptr, NULL))
+        c->out->contradicted++;
+      guint64 v;
+      if (ev->ptr && sim_idmap_take (c->live_of, ev->ptr, &v))
+        g_array_index (c->lives, Life, v).live = FALSE;
+    }
+  else if (ev->kind == SIM_TRACE_PAGE_FREE || ev->kind == SIM_TRACE_PAGE_FREE_BATCHED
+           || ev->kind == SIM_TRACE_PAGE_FREE_DIRECT || ev->kind == SIM_TRACE_PAGEVEC_FREE)
+    {
+      if (ev->pfn == 0 && ev->ptr == 0)
+        return;
+      guint order = ev->order >= 0 ? (guint) ev->order : 0;
+      if (order > MAX_BLOCK_ORDER)
+        return;
+      for (guint64 p = ev->pfn; p < ev->pfn + (G_GUINT64_CONSTANT (1) << order); p++)
+        {
+          GArray *list = (GArray *) (gsize) sim_idmap_get (c->by_page, p, 0);
+          if (list == NULL)
+            continue;
+          for (guint i = 0; i < list->len; i++)
+            {
+              guint idx = g_array_index (list, guint, i);
+              if (g_array_index (c->lives, Life, idx).live)
+                reveal (c, idx, ev, SIM_UNTRACED_BY_PAGE_FREE);
+            }
+          sim_idmap_remove (c->by_page, p, NULL);
+          g_array_unref (list);
+        }
+    }
+}
+
+void
+sim_untraced_collector_feed (SimUntracedCollector *u, const SimTraceStrings *strs,
+                             const SimTraceEvent *ev, guint n)
+{
+  for (guint i = 0; i < n; i++, u->c.index++)
+    collect_event (&u->c, strs, &ev[i]);
+}
+
+void
+sim_untraced_collector_free (SimUntracedCollector *u)
+{
+  if (u == NULL)
+    return;
+  Collect *c = &u->c;
+  g_array_unref (c->lives);
+  sim_idmap_free (c->live_of);
   guint64 cur = 0;
-  for (SimIdPair *e; (e = sim_idmap_next (c.by_page, &cur)) != NULL;)
+  for (SimIdPair *e; (e = sim_idmap_next (c->by_page, &cur)) != NULL;)
     g_array_unref ((GArray *) (gsize) e->value);
-  sim_idmap_free (c.by_page);
-  g_hash_table_destroy (c.rcu_cache);
-  g_hash_table_destroy (c.tasks);
-  sim_idmap_free (c.ended);
-  g_array_unref (c.ts);
-  g_ptr_array_unref (c.mms);
-  sim_trace_reader_free (r);
+  sim_idmap_free (c->by_page);
+  g_hash_table_destroy (c->rcu_cache);
+  g_hash_table_destroy (c->tasks);
+  sim_idmap_free (c->ended);
+  g_array_unref (c->ts);
+  g_ptr_array_unref (c->mms);
+  sim_untraced_set_clear (&u->set);
+  g_free (u);
+}
+
+void
+sim_untraced_collector_finish (SimUntracedCollector *u, SimUntracedSet *out)
+{
+  g_array_sort (u->set.frees, by_place);
+  *out = u->set;
+  memset (&u->set, 0, sizeof u->set);
+  sim_untraced_collector_free (u);
+}
+
+gboolean
+sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_ns,
+                      SimUntracedSet *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  SimTraceStreamOptions so = { .lenient = lenient };
+  g_autoptr (SimTraceStream) st = sim_trace_stream_open (trace, &so, error);
+  if (st == NULL)
+    return FALSE;
+  SimUntracedCollector *u = sim_untraced_collector_new (grace_period_ns);
+  const SimTraceEvent *ev;
+  guint n;
+  GError *local = NULL;
+  while (sim_trace_stream_next (st, &ev, &n, &local))
+    sim_untraced_collector_feed (u, sim_trace_stream_strings (st), ev, n);
   if (local)
     {
       g_propagate_error (error, local);
-      sim_untraced_set_clear (out);
+      sim_untraced_collector_free (u);
       return FALSE;
     }
-  g_array_sort (out->frees, by_place);
+  sim_untraced_collector_finish (u, out);
   return TRUE;
 }
 

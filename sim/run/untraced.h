@@ -35,6 +35,7 @@
 #pragma once
 
 #include <glib.h>
+#include "traces/stream.h"
 
 G_BEGIN_DECLS
 
@@ -71,8 +72,19 @@ typedef struct {
   guint64 reused_after, contradicted;
 } SimUntracedSet;
 
-/* Read @trace once.  @grace_period_ns: how far before the evidence a
- * kfree_rcu is placed. */
+/* The pass, fed by the caller with the trace's events in order (the
+ * replay's one decode, sim/run/prepass.h).  @grace_period_ns: how far
+ * before the evidence a kfree_rcu is placed. */
+typedef struct _SimUntracedCollector SimUntracedCollector;
+SimUntracedCollector *sim_untraced_collector_new (guint64 grace_period_ns);
+void sim_untraced_collector_feed (SimUntracedCollector *u, const SimTraceStrings *strs,
+                                  const SimTraceEvent *ev, guint n);
+/* The set (sorted) into @out; frees @u. */
+void sim_untraced_collector_finish (SimUntracedCollector *u, SimUntracedSet *out);
+/* Abandon @u (NULL: nothing). */
+void sim_untraced_collector_free (SimUntracedCollector *u);
+
+/* Read @trace once (its own decode) and collect the set. */
 gboolean sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_ns,
                                SimUntracedSet *out, GError **error);
 void sim_untraced_set_clear (SimUntracedSet *s);

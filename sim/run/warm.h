@@ -21,6 +21,7 @@
 #pragma once
 
 #include <glib.h>
+#include "traces/stream.h"
 
 G_BEGIN_DECLS
 
@@ -37,7 +38,17 @@ typedef struct {
   guint64 unplaced;          /* unknown frees with no cache evidence */
 } SimWarmSet;
 
-/* Read @trace once and collect its warm objects. */
+/* The pass, fed by the caller with the trace's events in order (the
+ * replay's one decode, sim/run/prepass.h). */
+typedef struct _SimWarmCollector SimWarmCollector;
+SimWarmCollector *sim_warm_collector_new (void);
+void sim_warm_collector_feed (SimWarmCollector *w, const SimTraceStrings *strs,
+                              const SimTraceEvent *ev, guint n);
+/* The set (sorted) into @out; frees @w. */
+void sim_warm_collector_finish (SimWarmCollector *w, SimWarmSet *out);
+void sim_warm_collector_free (SimWarmCollector *w);
+
+/* Read @trace once (its own decode) and collect its warm objects. */
 gboolean sim_warm_collect (const char *trace, gboolean lenient, SimWarmSet *out, GError **error);
 void sim_warm_set_clear (SimWarmSet *s);
 
