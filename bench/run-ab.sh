@@ -1,32 +1,39 @@
 #!/bin/sh
-# bench/run-ab.sh - an old and a new slabsim side by side on one `run`
-# (issue 12's `run` targets): `gzip -dc TRACE | wc -l`, OLD run, NEW run in
-# turn, ROUNDS times, then the medians of elapsed and CPU (user + sys)
-# seconds and of peak RSS, and the CPU ratios to the yardstick.  On a shared
-# host only interleaved medians mean anything; CPU is the steadier column.
-# Usage: OLD=path/slabsim [NEW=build-rel/slabsim] bench/run-ab.sh TRACE ROUNDS RUN-ARGS...
-#   e.g. OLD=/tmp/old/build-rel/slabsim bench/run-ab.sh traces/samples/hackbench-T-g2-l50.trace.gz 7 -a slub@6.18
+# bench/run-ab.sh - an old and a new slabsim binary, interleaved, on one trace
+# and several allocators: medians of CPU (user + sys) and elapsed seconds and
+# of the peak RSS, per allocator and binary.  For speed claims on a shared
+# host, where only old/new pairs run side by side say anything.
+# Usage: BASE=OLD_EXE [NEW=NEW_EXE] [ROUNDS=N] [ALLOCATORS="a b"] bench/run-ab.sh [TRACE]
+#   (defaults: NEW build-rel/slabsim, 7 rounds, "slub@6.18 slab slqb", the
+#   bundled hackbench trace; the machine is nehalem-ep-2s named by its file,
+#   so both binaries resolve the same YAML whatever their source trees)
 set -eu
 cd "$(dirname "$0")/.."
-T=$1; R=$2; shift 2
-: "${OLD:?set OLD to the old slabsim binary}"
+: "${BASE:?set BASE to the old slabsim executable}"
 NEW=${NEW:-build-rel/slabsim}
+ROUNDS=${ROUNDS:-7}
+ALLOCATORS=${ALLOCATORS:-"slub@6.18 slab slqb"}
+T=${1:-traces/samples/hackbench-T-g2-l50.trace.gz}
+M=$(pwd)/configs/machines/nehalem-ep-2s.yaml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-one () {
-  /usr/bin/time -f "%e %U %S %M" -o "$tmp/t" sh -c "$2" >/dev/null 2>&1
-  awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$tmp/t" >> "$tmp/$1"
+med () {   # median of column $2 of file $1
+  sort -g -k"$2","$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
 }
 i=0
-while [ $i -lt "$R" ]; do
-  one gz "gzip -dc '$T' | wc -l"
-  one old "$OLD run $* '$T'"
-  one new "$NEW run $* '$T'"
+while [ "$i" -lt "$ROUNDS" ]; do
+  for a in $ALLOCATORS; do
+    for b in old new; do
+      exe=$BASE; [ $b = new ] && exe=$NEW
+      /usr/bin/time -f "%e %U %S %M" -o "$tmp/t" "$exe" run -a "$a" -m "$M" "$T" >/dev/null
+      awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$tmp/t" >> "$tmp/$a.$b"
+    done
+  done
   i=$((i + 1))
 done
-med () { sort -g -k"$2","$2" "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
-echo "trace $T, $R interleaved rounds, run $*; load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
-for n in gz old new; do
-  echo "$n: elapsed $(med $n 1) s, cpu $(med $n 2) s, max RSS $(med $n 3) KB"
+echo "trace: $T, $ROUNDS interleaved rounds, medians; host load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+for a in $ALLOCATORS; do
+  for b in old new; do
+    echo "$a $b: cpu $(med "$tmp/$a.$b" 2) s, elapsed $(med "$tmp/$a.$b" 1) s, max RSS $(med "$tmp/$a.$b" 3) KB"
+  done
 done
-echo "cpu x gzip: old $(echo "scale=2; $(med old 2) / $(med gz 2)" | bc), new $(echo "scale=2; $(med new 2) / $(med gz 2)" | bc)"

@@ -49,6 +49,11 @@ while IFS='|' read -r name cmd; do
 done < "$TMP/cmds"
 j1=$(median j1 | cut -d' ' -f1); j2=$(median j2 | cut -d' ' -f1)
 printf 'speed-up --jobs 2 / --jobs 1: %.2fx\n' "$(echo "$j1 / $j2" | bc -l)"
+l1=$(cut -d' ' -f1 /proc/loadavg)
+if [ "$(echo "$l1 > 2" | bc)" = 1 ]; then
+  echo "load $l1 > 2 on $(nproc) vCPUs: the second worker had no idle vCPU, so the wall-clock"
+  echo "speed-up says little; the CPU column is the work each variant did"
+fi
 if [ -n "${BASE:-}" ]; then
   b1=$(median base-j1 | cut -d' ' -f1); b2=$(median base-j2 | cut -d' ' -f1)
   printf 'BASE speed-up: %.2fx\n' "$(echo "$b1 / $b2" | bc -l)"

@@ -15,6 +15,10 @@
 
 #include <string.h>
 
+/* idmap entries are a power of two in size: the live object must stay 32
+ * bytes (the key, ptr, first). */
+G_STATIC_ASSERT (sizeof (SimLiveObject) == 32 && G_STRUCT_OFFSET (SimLiveObject, ptr) == 0);
+
 struct _SimTraceAccount {
   SimAccountCounts counts;
   SimIdMap        *live;      /* ptr -> SimLiveObject (ptr 0 never live) */

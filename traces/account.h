@@ -19,8 +19,9 @@
  *                 are not in `frees`.
  *   live_at_end   objects allocated and not freed when the trace ends
  *
- * Memory is bounded by the live objects: one open-addressing hash table keyed
- * by pointer.  Per-cache totals are kept by cache key (the event's name=, or
+ * Memory is bounded by the live objects: one map keyed by pointer
+ * (sim/core/idmap.h, open addressing, shrinks as objects are freed).
+ * Per-cache totals are kept by cache key (the event's name=, or
  * the kmalloc size class by bytes_alloc when the event has none).
  */
 #pragma once

@@ -1235,6 +1235,16 @@ text_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
             }
           if (r->pos == r->end)
             {
+              if (r->perf && r->stats.events == 0)
+                {
+                  /* A perf.data of other events (cpu-clock, cycles) is no
+                   * empty trace: say what it is. */
+                  g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_FORMAT,
+                               "%s: no kmem tracepoint samples in this perf.data (perf script "
+                               "printed %" G_GUINT64_FORMAT " lines, none a kmem event); record "
+                               "with perf record -e 'kmem:*'", r->name, r->lineno);
+                  return FALSE;
+                }
               if (r->stats.events == 0 && r->unrecognised > 0 && r->stats.lost_markers == 0 &&
                   g_hash_table_size (r->stats.other_events) == 0)
                 {

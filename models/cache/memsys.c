@@ -59,11 +59,12 @@
  * a straddling access one reference with at most one miss per level.
  *
  * How the state is kept, and what that costs on the host
- *  - Each level is one tag array and one state-byte array, set-major over
- *    all its instances (a set's ways are adjacent); an LRU level also has a
- *    recency-rank byte per way, so that a touch rewrites one set's ranks
- *    (one SSE2 register) instead of moving its tags and states.  Cachegrind
- *    mode keeps its sets in move-to-front order instead (no ranks).
+ *  - Each level is one tag array and one byte array, set-major over all
+ *    its instances (a set's ways are adjacent).  The byte array holds per
+ *    set the ways' state bytes and then, for LRU, their recency ranks, so
+ *    that a touch rewrites one set's ranks (one SSE2 register) instead of
+ *    moving its tags and states, and the ranks share the states' host line.
+ *    Cachegrind mode keeps its sets in move-to-front order instead.
  *  - The directory is an open-addressing hash with linear probing and
  *    backward-shift deletion, sized at construction for every line of every
  *    cache, so it never grows and never fills.  Its hash scatters chunks of
@@ -116,9 +117,10 @@ typedef struct {
   guint          dom_base;     /* shared levels: domain id of instance 0 */
   gboolean       private_;
   guint64       *tag;          /* [n_inst * sets * ways], NO_LINE = empty */
-  guint8        *st;           /* same shape */
-  guint8        *rank;         /* same shape, LRU in full mode only: recency
-                                  rank of each way, 0 = most recent */
+  guint8        *st;           /* [n_inst * sets * 2 * ways]: per set, the
+                                  ways' state bytes, then (LRU) their recency
+                                  ranks, 0 = most recent; ST() and RANK() */
+  gboolean       ranked;       /* LRU in full mode: the ranks are kept */
   guint64       *plru;         /* [n_inst * sets], PLRU only */
   guint64       *plru_tab;     /* [ways][2]: a touch's and-mask, or-mask */
   guint          way_shift;    /* PLRU only: log2 (ways), set index = base >> it */
@@ -203,6 +205,12 @@ set_base (const Level *L, guint inst, guint64 block)
 {
   return ((gsize) inst * L->sets + (block & L->set_mask)) * L->ways;
 }
+
+/* A set's state bytes and LRU ranks share one array (and so, for 8 and 16
+ * ways, one host cache line), so that every probe that reads the states
+ * has the ranks at hand: @base is the set's tag index. */
+#define ST(L, base)   ((L)->st + 2 * (base))
+#define RANK(L, base) ((L)->st + 2 * (base) + (L)->ways)
 
 /* Set primitives.  Every private miss runs a dozen of them, so they are
  * written for a constant associativity @n and dispatched on the common ones
@@ -360,7 +368,7 @@ static inline guint
 lru_victim (const Level *L, gsize base)
 {
   guint w;
-#define LAST(n) w = rank_last_n (L->rank + base, n)
+#define LAST(n) w = rank_last_n (RANK (L, base), n)
   WAYS_DISPATCH (L->ways, LAST);
 #undef LAST
   return w;
@@ -423,7 +431,7 @@ touch (Level *L, gsize base, guint way)
   switch (L->repl)
     {
     case SIM_REPL_LRU:
-#define FRONT(n) rank_touch_n (L->rank + base, way, n)
+#define FRONT(n) rank_touch_n (RANK (L, base), way, n)
       WAYS_DISPATCH (L->ways, FRONT);
 #undef FRONT
       return;
@@ -457,12 +465,12 @@ remove_way (Level *L, gsize base, guint way)
 {
   if (L->repl == SIM_REPL_LRU)
     {
-#define DELETE(n) rank_remove_n (L->rank + base, way, n)
+#define DELETE(n) rank_remove_n (RANK (L, base), way, n)
       WAYS_DISPATCH (L->ways, DELETE);
 #undef DELETE
     }
   L->tag[base + way] = NO_LINE;
-  L->st[base + way] = 0;
+  ST (L, base)[way] = 0;
 }
 
 static gboolean
@@ -565,7 +573,7 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
   L->n_inst = n_inst;
   gsize n = (gsize) n_inst * L->sets * L->ways;
   L->tag = big_alloc0 (n * sizeof (guint64));
-  L->st = L->tag ? big_alloc0 (n) : NULL;
+  L->st = L->tag ? big_alloc0 (2 * n) : NULL;
   if (L->repl == SIM_REPL_PLRU && L->st)
     L->plru = g_try_new0 (guint64, (gsize) n_inst * L->sets);
   if (L->tag == NULL || L->st == NULL || (L->repl == SIM_REPL_PLRU && L->plru == NULL))
@@ -573,7 +581,7 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
       g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_HOST_MEMORY,
                    "cache %s: the host cannot give the %" G_GUINT64_FORMAT " bytes of its "
                    "%u instance(s) x %u sets x %u ways", spec->name ? spec->name : "?",
-                   (guint64) n * 9, n_inst, L->sets, L->ways);
+                   (guint64) n * 10, n_inst, L->sets, L->ways);
       return FALSE;
     }
   for (gsize i = 0; i < n; i++)
@@ -588,19 +596,16 @@ level_init (Level *L, const SimCacheLevelSpec *spec, guint n_inst, GError **erro
 
 /* Full mode's LRU levels: every set starts with way i at rank i (all
  * empty, so any order would do; this one is the move-to-front order's). */
-static gboolean
+static void
 level_init_ranks (Level *L)
 {
   if (L->repl != SIM_REPL_LRU)
-    return TRUE;
+    return;
+  L->ranked = TRUE;
   gsize n = (gsize) L->n_inst * L->sets * L->ways;
-  L->rank = big_alloc0 (n);
-  if (L->rank == NULL)
-    return FALSE;
-  for (gsize set = 0; set < n; set += L->ways)
+  for (gsize base = 0; base < n; base += L->ways)
     for (guint w = 0; w < L->ways; w++)
-      L->rank[set + w] = (guint8) w;
-  return TRUE;
+      RANK (L, base)[w] = (guint8) w;
 }
 
 static guint
@@ -769,8 +774,8 @@ sim_memsys_check_machine (const SimMachine *m, guint64 *host_bytes, SimMemSysFau
         n_dom += n_inst;
       level_lines[l] = (guint64) n_inst * sets * s->ways;
       lines += level_lines[l];
-      /* Tag and state byte; LRU levels a rank byte too. */
-      bytes += level_lines[l] * (sizeof (guint64) + 1 + (s->replacement == SIM_REPL_LRU));
+      /* Tag, state byte and rank byte (kept by LRU levels only). */
+      bytes += level_lines[l] * (sizeof (guint64) + 2);
       if (s->replacement == SIM_REPL_PLRU)
         bytes += (guint64) n_inst * sets * sizeof (guint64);
     }
@@ -829,15 +834,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
           g_prefix_error (error, "machine %s: ", m->name ? m->name : "?");
           return NULL;
         }
-      if (!level_init_ranks (&ms->lv[l]))
-        {
-          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_HOST_MEMORY,
-                       "machine %s: cache %s: the host cannot give the LRU ranks of its "
-                       "%u instance(s) x %u sets x %u ways", m->name ? m->name : "?",
-                       s->name ? s->name : "?", ms->lv[l].n_inst, ms->lv[l].sets,
-                       ms->lv[l].ways);
-          return NULL;
-        }
+      level_init_ranks (&ms->lv[l]);
       ms->lv[l].group = group;
       ms->lv[l].private_ = s->shared_cores == 1;
       ms->lv[l].inst_per_socket = ms->lv[l].private_ ? m->cores_per_socket : ips;
@@ -921,7 +918,6 @@ sim_memsys_free (SimMemSys *ms)
     {
       big_free (ms->lv[l].tag);
       big_free (ms->lv[l].st);
-      big_free (ms->lv[l].rank);
       g_free (ms->lv[l].plru);
       g_free (ms->lv[l].plru_tab);
     }
@@ -1380,7 +1376,7 @@ core_bits (const SimMemSys *ms, guint core, guint64 block)
       gsize base = set_base (L, core, block);
       int w = find_way (L, base, block);
       if (w >= 0)
-        bits |= L->st[base + w];
+        bits |= ST (L, base)[w];
     }
   return bits;
 }
@@ -1394,7 +1390,7 @@ core_update_bits (SimMemSys *ms, guint core, guint64 block, guint8 clear, guint8
       gsize base = set_base (L, core, block);
       int w = find_way (L, base, block);
       if (w >= 0)
-        L->st[base + w] = (guint8) ((L->st[base + w] & ~clear) | set);
+        ST (L, base)[w] = (guint8) ((ST (L, base)[w] & ~clear) | set);
     }
 }
 
@@ -1411,7 +1407,7 @@ core_purge (SimMemSys *ms, guint core, guint64 block)
       int w = find_way (L, base, block);
       if (w >= 0)
         {
-          dirty |= (L->st[base + w] & ST_DIRTY) != 0;
+          dirty |= (ST (L, base)[w] & ST_DIRTY) != 0;
           remove_way (L, base, (guint) w);
         }
     }
@@ -1428,7 +1424,7 @@ shared_purge (SimMemSys *ms, guint l, guint inst, guint64 block)
   int w = find_way (L, base, block);
   if (w < 0)
     return -1;
-  int dirty = (L->st[base + w] & ST_DIRTY) != 0;
+  int dirty = (ST (L, base)[w] & ST_DIRTY) != 0;
   remove_way (L, base, (guint) w);
   return dirty;
 }
@@ -1462,7 +1458,7 @@ push_dirty_out (SimMemSys *ms, guint l, guint core, guint inst, guint64 block)
       int w = find_way (L, base, block);
       if (w >= 0)
         {
-          L->st[base + w] |= ST_DIRTY;
+          ST (L, base)[w] |= ST_DIRTY;
           return j;
         }
     }
@@ -1485,7 +1481,7 @@ core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone)
       if (w >= 0)
         {
           if (gone == 1 && ms->inl2)   /* l is 0: its copy is no longer in L2 */
-            L->st[base + w] &= (guint8) ~ST_INL2;
+            ST (L, base)[w] &= (guint8) ~ST_INL2;
           return;
         }
     }
@@ -1531,7 +1527,7 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
           int w = find_way (U, base, block);
           if (w >= 0)
             {
-              dirty |= (U->st[base + w] & ST_DIRTY) != 0;
+              dirty |= (ST (U, base)[w] & ST_DIRTY) != 0;
               remove_way (U, base, (guint) w);
               hit = TRUE;
             }
@@ -1637,7 +1633,7 @@ victim_fill (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
   int w = find_way (L, base, block);
   if (w >= 0)
     {
-      L->st[base + w] |= bits;
+      ST (L, base)[w] |= bits;
       touch (L, base, (guint) w);
       return;
     }
@@ -1647,23 +1643,29 @@ victim_fill (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
 /* Put @block into instance @inst of level @l (not present there), evicting
  * as needed.  The caller has already recorded the holder in the directory. */
 static ALWAYS_INLINE void
-insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, guint8 bits,
+                guint cpu)
 {
   Level *L = &ms->lv[l];
-  gsize base = set_base (L, inst, block);
   guint w = victim_way (L, base);
   guint64 vb = L->tag[base + w];
-  guint8 vbits = L->st[base + w];
+  guint8 vbits = ST (L, base)[w];
   /* The new line replaces the victim before the victim is evicted: the
    * eviction may recurse into this level and must find the set whole. */
   L->tag[base + w] = block;
-  L->st[base + w] = bits;
+  ST (L, base)[w] = bits;
   if (L->repl != SIM_REPL_RANDOM)
     touch (L, base, w);
   /* Most L1 victims are clean and still in the core's L2: nothing changes,
    * and the (out-of-line) eviction is not called at all. */
   if (vb != NO_LINE && (l != 0 || (vbits & (ST_INL2 | ST_DIRTY)) != ST_INL2))
     evict (ms, l, inst, vb, vbits, cpu);
+}
+
+static ALWAYS_INLINE void
+insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+{
+  insert_line_at (ms, l, inst, set_base (&ms->lv[l], inst, block), block, bits, cpu);
 }
 
 /* ---- Full mode: one line ------------------------------------------------ */
@@ -1730,7 +1732,7 @@ invalidate_others (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st)
 
 static guint
 access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
-             SimAccKind kind, SimMemClass cls, int l1_way)
+             SimAccKind kind, SimMemClass cls, int l1_way, gsize l1_base)
 {
   const SimMachine *m = ms->m;
   SimCpuMemStats *st = &ms->stats[cpu];
@@ -1739,13 +1741,16 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   guint8 hit_bits = 0;
   gsize hit_base = 0;           /* and where: coherence actions below never */
   guint hit_way = 0;            /* move lines in our own path's sets */
+  /* Every level's set on the core's path (filled below the hit level). */
+  gsize bases[SIM_MACHINE_MAX_LEVELS];
+  bases[0] = l1_base;
 
   if (l1_way >= 0)
     {
       hit = 0;
-      hit_base = set_base (&ms->lv[0], core, block);
+      hit_base = l1_base;
       hit_way = (guint) l1_way;
-      hit_bits = ms->lv[0].st[hit_base + hit_way];
+      hit_bits = ST (&ms->lv[0], hit_base)[hit_way];
     }
   else
     {
@@ -1753,7 +1758,6 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       st->class_misses[cls][0]++;
       /* The outer tag sets are likely host-cache misses: start them all
        * now so that they overlap. */
-      gsize bases[SIM_MACHINE_MAX_LEVELS];
       for (guint l = 1; l < ms->n_levels; l++)
         {
           const Level *L = &ms->lv[l];
@@ -1776,7 +1780,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
               hit = (int) l;
               hit_base = base;
               hit_way = (guint) w;
-              hit_bits = L->st[base + w];
+              hit_bits = ST (L, base)[w];
               break;
             }
           st->level[l].misses[kind]++;
@@ -1851,7 +1855,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
               const Level *O = &ms->lv[ol];
               gsize base = set_base (O, inst, block);
               int w = find_way (O, base, block);
-              owner_dirty = w >= 0 && (O->st[base + w] & ST_DIRTY);
+              owner_dirty = w >= 0 && (ST (O, base)[w] & ST_DIRTY);
             }
           /* A copy on our own path is current unless the owner may have
            * written since (E/M); under MOESI the O owner always supplies. */
@@ -1935,7 +1939,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
                               gsize base = set_base (S, i, block);
                               int w = find_way (S, base, block);
                               if (w >= 0)
-                                S->st[base + w] |= ST_DIRTY;
+                                ST (S, base)[w] |= ST_DIRTY;
                               e->owner = (gint32) (S->dom_base + i);
                               break;
                             }
@@ -1954,7 +1958,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
                       gsize base = set_base (O, inst, block);
                       int w = find_way (O, base, block);
                       if (w >= 0)
-                        O->st[base + w] &= (guint8) ~ST_DIRTY;
+                        ST (O, base)[w] &= (guint8) ~ST_DIRTY;
                       ms->stats[cpu].level[ol].writebacks++;
                     }
                   e->owner = -1;
@@ -1999,7 +2003,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       /* A victim level gives the line up to the level above. */
       Level *H = &ms->lv[hit];
       guint inst = inst_of (ms, (guint) hit, core);
-      dirty_from_hit = H->st[hit_base + hit_way] & ST_DIRTY;
+      dirty_from_hit = ST (H, hit_base)[hit_way] & ST_DIRTY;
       remove_way (H, hit_base, hit_way);
       if (!H->private_)
         {
@@ -2016,7 +2020,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
     {
       Level *H = &ms->lv[hit];
       if (hit == 0 && write)
-        H->st[hit_base + hit_way] |= ST_DIRTY | ST_EXCL;
+        ST (H, hit_base)[hit_way] |= ST_DIRTY | ST_EXCL;
       touch (H, hit_base, hit_way);
     }
   for (guint l = top; l-- > 0;)
@@ -2034,7 +2038,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
           DirEnt *e = fill_e ? fill_e : dir_get (ms, block);
           bit_set (dir_bits_of (ms, e), L->dom_base + inst);
         }
-      insert_line (ms, l, inst, block, bits, cpu);
+      insert_line_at (ms, l, inst, bases[l], block, bits, cpu);
       fill_e = NULL;   /* the eviction may have moved entries */
     }
   return lat;
@@ -2050,12 +2054,12 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
   int w = find_way (L, base, block);
   if (G_LIKELY (w >= 0))
     {
-      guint8 s = L->st[base + w];
+      guint8 s = ST (L, base)[w];
       if (kind == SIM_ACC_READ || (s & ST_EXCL))
         {
           /* The fast path: a hit with permission; E -> M is silent. */
           if (kind != SIM_ACC_READ)
-            L->st[base + w] = s | ST_DIRTY;
+            ST (L, base)[w] = s | ST_DIRTY;
           /* A hit on LRU's most recent way changes no rank (the touch
            * returns at once); PLRU must still point its tree away from
            * the way just used. */
@@ -2063,7 +2067,7 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
           return L->latency;
         }
     }
-  return access_slow (ms, cpu, core, block, kind, cls, w);
+  return access_slow (ms, cpu, core, block, kind, cls, w, base);
 }
 
 /* An access straddling lines: kept out of line, so that the common
@@ -2107,7 +2111,7 @@ prefetch_set (const Level *L, gsize base)
   __builtin_prefetch (t);
   if (L->ways > 8)
     __builtin_prefetch (t + L->ways - 1);
-  __builtin_prefetch (L->st + base);
+  __builtin_prefetch (ST (L, base));
 }
 
 void
@@ -2178,14 +2182,14 @@ ranks_ok (const Level *L, gsize base)
   guint valid = 0;
   for (guint w = 0; w < L->ways; w++)
     {
-      guint r = L->rank[base + w];
+      guint r = RANK (L, base)[w];
       if (r >= L->ways || (seen[r / 64] >> (r % 64)) & 1)
         return FALSE;
       seen[r / 64] |= G_GUINT64_CONSTANT (1) << (r % 64);
       valid += L->tag[base + w] != NO_LINE;
     }
   for (guint w = 0; w < L->ways; w++)
-    if ((L->tag[base + w] != NO_LINE) != (L->rank[base + w] < valid))
+    if ((L->tag[base + w] != NO_LINE) != (RANK (L, base)[w] < valid))
       return FALSE;
   return TRUE;
 }
@@ -2203,7 +2207,7 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
       for (guint i = 0; i < L->n_inst; i++)
         for (guint set = 0; set < L->sets; set++)
           {
-            if (L->rank && !ranks_ok (L, ((gsize) i * L->sets + set) * L->ways))
+            if (L->ranked && !ranks_ok (L, ((gsize) i * L->sets + set) * L->ways))
               return check_fail (error, "LRU ranks of the set are not a permutation with "
                                  "the empty ways last", set, i);
             for (guint way = 0; way < L->ways; way++)
@@ -2218,16 +2222,16 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
                 DirEnt *e = dir_find (w, b);
                 if (e == NULL || !bit_test (e->mask, dom))
                   return check_fail (error, "cached but not in the directory", b, dom);
-                if (L->private_ && (L->st[k] & ST_EXCL) && e->owner != (gint32) dom)
+                if (L->private_ && (ST (L, k - way)[way] & ST_EXCL) && e->owner != (gint32) dom)
                   return check_fail (error, "exclusive copy but not the owner", b, dom);
                 if (l == 0)
                   {
                     gboolean in_l2 = ms->inl2
                                      && find_way (&ms->lv[1], set_base (&ms->lv[1], i, b), b) >= 0;
-                    if (((L->st[k] & ST_INL2) != 0) != in_l2)
+                    if (((ST (L, k - way)[way] & ST_INL2) != 0) != in_l2)
                       return check_fail (error, "L1 copy's in-L2 bit is wrong", b, dom);
                   }
-                else if (L->st[k] & ST_INL2)
+                else if (ST (L, k - way)[way] & ST_INL2)
                   return check_fail (error, "in-L2 bit outside L1", b, dom);
                 for (guint way2 = way + 1; way2 < L->ways; way2++)
                   if (L->tag[k - way + way2] == b)

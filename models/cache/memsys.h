@@ -97,11 +97,11 @@ typedef struct {
  * ("slabsim machine show") is one every verb can run: the rules live here,
  * once, next to the code that needs them (docs/machines.md, "Limits").
  *
- * Host memory: each line of every cache instance costs 9 bytes (tag and
- * state), one more under lru (its recency rank), plus 8 bytes per set under
- * plru; the coherence directory has a power of two of slots >= 1.5 x all
- * those lines, each 8 x (2 + one word per 64 coherence domains) bytes.  The
- * total may not pass this cap. */
+ * Host memory: each line of every cache instance costs 10 bytes (tag,
+ * state and the recency rank lru keeps), plus 8 bytes per set under plru;
+ * the coherence directory has a power of two of slots >= 1.5 x all those
+ * lines, each 8 x (2 + one word per 64 coherence domains) bytes.  The total
+ * may not pass this cap. */
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 /* The fuzz build (scripts/fuzz-brief) runs under a 2 GiB RSS limit, and
  * fuzz-sweep builds the machines it is given. */

@@ -50,6 +50,14 @@ sim_cli_warn_held_params (const char *verb, const char *spec_text, const char *a
 gboolean
 sim_cli_warn_spec (const char *verb, const char *spec_text, const SimMachine *machine)
 {
+  /* Only a parameter given a value can be held at another: a spec without
+   * one costs no model (making one allocates the machine's cache model). */
+  g_autoptr (SimAllocSpec) spec = sim_alloc_spec_parse (spec_text, NULL);
+  gboolean valued = FALSE;
+  for (guint i = 0; spec && i < spec->params->len; i++)
+    valued |= g_array_index (spec->params, SimAllocParam, i).value != NULL;
+  if (!valued)
+    return spec != NULL;
   SimReplayOptions opt = { .machine = machine };
   SimReplayResult res;
   SimReplay *rp = sim_replay_new (spec_text, &opt, &res, NULL);

@@ -18,9 +18,11 @@ alloc_slots (SimIdMap *m, guint64 n)
 SimIdMap *
 sim_idmap_new (gsize entry_size, guint64 expected)
 {
-  g_return_val_if_fail (entry_size >= 8 && entry_size % 8 == 0, NULL);
+  g_return_val_if_fail (entry_size >= 8 && entry_size <= 256
+                        && (entry_size & (entry_size - 1)) == 0, NULL);
   SimIdMap *m = g_new0 (SimIdMap, 1);
   m->esize = (guint32) entry_size;
+  m->eshift = (guint32) g_bit_storage (entry_size) - 1;
   guint64 n = MIN_SLOTS;
   while (n / 4 * 3 < expected)
     n *= 2;
@@ -49,7 +51,7 @@ resize (SimIdMap *m, guint64 n)
   alloc_slots (m, n);
   for (guint64 i = 0; i < old_n; i++)
     {
-      const guint64 *e = (const guint64 *) (gconstpointer) (old + i * m->esize);
+      const guint64 *e = (const guint64 *) (gconstpointer) (old + (i << m->eshift));
       if (*e == 0)
         continue;
       guint64 j = sim_idmap_home_ (m, *e);
@@ -112,7 +114,7 @@ sim_idmap_remove_entry (SimIdMap *m, gpointer entry)
       m->has_zero = FALSE;
       return;
     }
-  guint64 i = (guint64) ((guint8 *) entry - m->slots) / m->esize;
+  guint64 i = (guint64) ((guint8 *) entry - m->slots) >> m->eshift;
   /* Backward shift: walk the rest of the probe run and pull back into the
    * hole every entry whose home is not cyclically inside (hole, j]; such an
    * entry's probe from home passed the hole, so it must not be left behind

@@ -42,6 +42,7 @@ typedef struct {
   guint64  mask;          /* slots - 1, a power of two minus one */
   guint    shift;         /* 64 - log2 (slots) */
   guint32  esize;         /* bytes an entry, the guint64 key first */
+  guint32  eshift;        /* log2 (esize) */
   guint64  count;         /* entries in the array (key 0's not included) */
   guint64  min_slots;     /* never shrink below this */
   gboolean has_zero;      /* the entry of key 0 exists */
@@ -54,8 +55,9 @@ typedef struct {
   guint64 value;
 } SimIdPair;
 
-/* A map of @entry_size-byte entries (a multiple of 8, at least 8: the
- * guint64 key first); room for @expected entries before it grows. */
+/* A map of @entry_size-byte entries (a power of two from 8 to 256: the
+ * guint64 key first, then the payload, padded); room for @expected
+ * entries before it grows. */
 SimIdMap *sim_idmap_new (gsize entry_size, guint64 expected);
 void sim_idmap_free (SimIdMap *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimIdMap, sim_idmap_free)
@@ -69,7 +71,7 @@ sim_idmap_home_ (const SimIdMap *m, guint64 key)
 static inline guint64 *
 sim_idmap_slot_ (const SimIdMap *m, guint64 i)
 {
-  return (guint64 *) (gpointer) (m->slots + i * m->esize);
+  return (guint64 *) (gpointer) (m->slots + (i << m->eshift));
 }
 
 /* The entry of @key, or NULL. */

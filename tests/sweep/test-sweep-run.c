@@ -373,6 +373,52 @@ rm_rf (const char *path)
     g_unlink (path);
 }
 
+/* The number of workers changes nothing in the output: --jobs 1 and
+ * --jobs 2 (and more workers than points) write the same bytes, in the
+ * results and in every point's file. */
+static void
+test_jobs_same_bytes (void **state)
+{
+  (void) state;
+  static const char *const jobs[] = { "1", "2", "5" };
+  g_autofree char *first = NULL;
+  g_autofree char *first_dir = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (jobs); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("jobs%s", jobs[i]);
+      g_autofree char *dir = sub (name);
+      g_autofree char *out = NULL, *err = NULL;
+      assert_int_equal (tu_run (&out, &err, (const char *[]) { "sweep", yaml, "--jobs", jobs[i],
+                                                               "-o", dir, NULL }), 0);
+      g_autofree char *res_path = g_build_filename (dir, "results.jsonl", NULL);
+      g_autofree char *res = slurp (res_path);
+      tu_assert_contains (res, "\"index\":3,\"points\":4,");
+      if (first == NULL)
+        {
+          first = g_steal_pointer (&res);
+          first_dir = g_steal_pointer (&dir);
+          continue;
+        }
+      assert_string_equal (res, first);
+      g_autofree char *pdir = g_build_filename (first_dir, "points", NULL);
+      GDir *d = g_dir_open (pdir, 0, NULL);
+      assert_non_null (d);
+      const char *n;
+      guint files = 0;
+      while ((n = g_dir_read_name (d)))
+        {
+          g_autofree char *a_path = g_build_filename (pdir, n, NULL);
+          g_autofree char *b_path = g_build_filename (dir, "points", n, NULL);
+          g_autofree char *a = slurp (a_path);
+          g_autofree char *b = slurp (b_path);
+          assert_string_equal (a, b);
+          files++;
+        }
+      g_dir_close (d);
+      assert_int_equal (files, 4);
+    }
+}
+
 int
 main (void)
 {
@@ -394,6 +440,7 @@ main (void)
     cmocka_unit_test (test_bad_shard_and_other_plan),
     cmocka_unit_test (test_failed_point_reported_and_retried),
     cmocka_unit_test (test_slurm_array_selects_shard),
+    cmocka_unit_test (test_jobs_same_bytes),
   };
   int rc = cmocka_run_group_tests_name ("sweep-run", tests, NULL, NULL);
   rm_rf (tmp);

@@ -3,7 +3,7 @@
  *
  * A stand-in `perf` (a shell script first on the PATH) plays each failure,
  * so these run without perf or root: perf missing, perf exiting non-zero,
- * perf killed half-way, perf printing nothing, a perf.data on a pipe, a
+ * perf killed half-way, perf printing nothing or no kmem event, a perf.data on a pipe, a
  * compressed perf.data, and the way perf is called.  The "perf.data" is the
  * 16 bytes of a pipe-mode header: the stand-in never reads it. */
 #include "tests/testutil.h"
@@ -107,6 +107,21 @@ test_perf_prints_nothing (void **state)
   tu_assert_contains (err, "perf said: no samples here");
 }
 
+/* A perf.data of other events: said, not taken for an empty trace. */
+static void
+test_perf_other_events (void **state)
+{
+  (void) state;
+  fake_perf ("echo '   ls 7 [000] 2.000001:     250000 cpu-clock:      7f8a384f9c78 f+0x5e8 (/lib/ld.so)'\n"
+             "echo '   ls 7 [000] 2.000002:     250000 cpu-clock:      7f8a384f9c78 f+0x5e8 (/lib/ld.so)'");
+  g_autofree char *err = NULL;
+  assert_int_equal (tu_run (NULL, &err, (const char *[]) { "run", data, NULL }), 1);
+  g_autofree char *want = g_strdup_printf ("%s: no kmem tracepoint samples in this perf.data (perf "
+                                           "script printed 2 lines, none a kmem event); record "
+                                           "with perf record -e 'kmem:*'\n", data);
+  tu_assert_contains (err, want);
+}
+
 /* The call: perf's default tracepoint fields named explicitly, the file on
  * its standard input; what it prints is read as perf script text. */
 static void
@@ -195,6 +210,7 @@ main (void)
     cmocka_unit_test (test_perf_fails),
     cmocka_unit_test (test_perf_killed),
     cmocka_unit_test (test_perf_prints_nothing),
+    cmocka_unit_test (test_perf_other_events),
     cmocka_unit_test (test_perf_call),
     cmocka_unit_test (test_perf_data_on_pipe),
     cmocka_unit_test (test_compressed_perf_data),
