@@ -107,7 +107,7 @@ sim_trace_native_open (SimTraceReader *r, GError **error)
                    r->name, version, SIM_NATIVE_VERSION);
       return FALSE;
     }
-  r->source_format = (src >= SIM_TRACE_FORMAT_FTRACE && src <= SIM_TRACE_FORMAT_NATIVE)
+  r->source_format = (src >= SIM_TRACE_FORMAT_FTRACE && src <= SIM_TRACE_FORMAT_TRACE_CMD_DAT)
                      ? (SimTraceFormat) src : SIM_TRACE_FORMAT_FTRACE;
   r->pos += HEADER_SIZE;
   return TRUE;

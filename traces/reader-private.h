@@ -1,5 +1,6 @@
 /* reader-private.h - the reader's state, shared by the text and native decoders.
- * Not an API: only traces/reader.c and traces/native.c include it. */
+ * Not an API: only the reader's own files (traces/reader*.c, traces/native.c)
+ * include it. */
 #pragma once
 
 #include "traces/reader.h"
@@ -66,6 +67,9 @@ struct _SimTraceReader {
    * cache name or task name costs one compare instead of a hash of the
    * whole string.  0 = empty. */
   guint32 memo[4][64];
+
+  /* A trace-cmd trace.dat (traces/reader-tracecmd.c); NULL otherwise. */
+  struct _SimTraceDat *dat;
 };
 
 /* Ensure at least @need unread bytes (fewer only at end of input); returns
@@ -86,5 +90,17 @@ gboolean      sim_trace_perf_finish (SimTraceReader *r, guint64 bytes, GError **
 void          sim_trace_perf_free (SimPerfScript *p);
 
 void sim_trace_stats_add_other (SimTraceStats *s, const char *name, gsize len, guint64 n);
+
+/* trace-cmd's trace.dat (traces/reader-tracecmd.c): a child process
+ * prints its records as `trace-cmd report -t` does, and r->in becomes that
+ * text (read by the text parser).  Open from @file when it is a regular
+ * file, else from a copy of the rest of r->in; without libtracecmd in the
+ * build, an error saying so.  _finish waits for the child at the end of its
+ * text (FALSE with @error when it failed or crashed). */
+gboolean sim_trace_dat_open (SimTraceReader *r, const char *file, GError **error);
+gboolean sim_trace_dat_finish (SimTraceReader *r, GError **error);
+void     sim_trace_dat_close (SimTraceReader *r);
+
+
 
 G_END_DECLS

@@ -38,6 +38,8 @@
 #define SNIFF_BYTES  (64u << 10)
 
 static const char native_magic[8] = { (char) 0x89, 'S', 'L', 'A', 'B', 'T', 'R', '\n' };
+/* trace-cmd's trace.dat (traces/reader-tracecmd.c) */
+static const char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 /* ---- kinds and gfp ---------------------------------------------------- */
 
@@ -72,7 +74,7 @@ sim_trace_kind_from_name (const char *name, gsize len)
 }
 
 static const char *const format_names[] = {
-  "auto", "ftrace", "trace-cmd", "perf-script", "native",
+  "auto", "ftrace", "trace-cmd", "perf-script", "native", "trace-cmd-dat",
 };
 
 const char *
@@ -395,7 +397,8 @@ sniff_text (const char *p, gsize n)
   return SIM_TRACE_FORMAT_FTRACE;
 }
 
-/* @path and @f, when given, name a file perf can reopen (sim_trace_reader_open). */
+/* @path and @f, when given, name a file perf can reopen (sim_trace_reader_open);
+ * a trace.dat is opened from @f directly instead of from a copy. */
 static SimTraceReader *
 reader_new (GInputStream *in, const char *name, const char *path, GFile *f,
             SimTraceFormat format, GError **error)
@@ -428,6 +431,7 @@ reader_new (GInputStream *in, const char *name, const char *path, GFile *f,
   if (plen >= 2 && peek[0] == 0x1f && peek[1] == 0x8b)
     {
       r->in = sim_gzip_input_new (bis);   /* every member, see gzip-input.h */
+      f = NULL;                           /* a trace.dat in it is read from a copy */
     }
   else if (format == SIM_TRACE_FORMAT_AUTO && sim_trace_perf_magic (peek, plen))
     {
@@ -459,6 +463,8 @@ reader_new (GInputStream *in, const char *name, const char *path, GFile *f,
                        "decompress it first", r->name);
           return NULL;
         }
+      else if (n >= sizeof dat_magic && memcmp (r->buf, dat_magic, sizeof dat_magic) == 0)
+        format = SIM_TRACE_FORMAT_TRACE_CMD_DAT;
       else
         {
           gsize at;
@@ -476,6 +482,12 @@ reader_new (GInputStream *in, const char *name, const char *path, GFile *f,
   r->format = r->source_format = format;
   if (format == SIM_TRACE_FORMAT_NATIVE && !sim_trace_native_open (r, error))
     return NULL;
+  if (format == SIM_TRACE_FORMAT_TRACE_CMD_DAT)
+    {
+      g_autofree char *file = f ? g_file_get_path (f) : NULL;
+      if (!sim_trace_dat_open (r, file, error))
+        return NULL;
+    }
   return g_steal_pointer (&r);
 }
 
@@ -509,6 +521,7 @@ sim_trace_reader_free (SimTraceReader *r)
 {
   if (r == NULL)
     return;
+  sim_trace_dat_close (r);
   g_clear_object (&r->in);
   sim_trace_perf_free (r->perf);
   g_free (r->name);
@@ -961,9 +974,11 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
   return LINE_EVENT;
 }
 
-/* "CPU:3 [LOST 123 EVENTS]" (ftrace, trace-cmd) and perf's PERF_RECORD_LOST /
- * PERF_RECORD_LOST_SAMPLES lines ("... PERF_RECORD_LOST lost 17" or with an
- * id: the count is the number after "lost"). */
+/* "CPU:3 [LOST 123 EVENTS]" (ftrace), "CPU:3 [123 EVENTS DROPPED]" or
+ * "CPU:3 [EVENTS DROPPED]" (trace-cmd report; the count when the ring
+ * buffer kept it) and perf's PERF_RECORD_LOST / PERF_RECORD_LOST_SAMPLES
+ * lines ("... PERF_RECORD_LOST lost 17" or with an id: the count is the
+ * number after "lost"). */
 static gboolean
 parse_lost (SimTraceReader *r, const char *p, gsize len)
 {
@@ -972,6 +987,14 @@ parse_lost (SimTraceReader *r, const char *p, gsize len)
   const char *num = NULL;
   if (m)
     num = m + 6;
+  else if (len >= 5 && memcmp (p, "CPU:", 4) == 0 &&
+           (m = g_strstr_len (p, len, "EVENTS DROPPED]")) != NULL)
+    {
+      const char *lb = memchr (p, '[', m - p);
+      if (lb == NULL)
+        return FALSE;
+      num = lb + 1;          /* no digits there: a marker without a count */
+    }
   else if ((m = g_strstr_len (p, len, "PERF_RECORD_LOST")) != NULL)
     {
       const char *l = g_strstr_len (m, e - m, "lost ");
@@ -1235,6 +1258,8 @@ text_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
             }
           if (r->pos == r->end)
             {
+              if (r->dat && !sim_trace_dat_finish (r, error))
+                return FALSE;
               if (r->perf && r->stats.events == 0)
                 {
                   /* A perf.data of other events (cpu-clock, cycles) is no
@@ -1301,6 +1326,7 @@ sim_trace_reader_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
   if (r->done)
     return FALSE;
   GError *local = NULL;
+  /* a trace.dat is read as the text its child process prints */
   gboolean ok = r->format == SIM_TRACE_FORMAT_NATIVE ? sim_trace_native_next (r, ev, &local)
                                                      : text_next (r, ev, &local);
   if (local)

@@ -15,10 +15,11 @@
  * Fields are found by name, so the field sets of every era read the same way:
  * no name= before 6.18 (kmem_cache_alloc) / 5.12 (kmem_cache_free), node= and
  * accounted= only in recent kernels, the *_node events before 6.1, and the
- * page events' 2.6.3x names (mm_page_free_direct, mm_pagevec_free).  What the
- * reader leaves out: xz/zstd compression, trace.dat binaries (convert them
- * to text with trace-cmd report), perf.data without perf, and merging
- * per-CPU trace_pipe_raw streams.
+ * page events' 2.6.3x names (mm_page_free_direct, mm_pagevec_free).  It
+ * reads trace-cmd's trace.dat too, through libtracecmd when the build has it
+ * (traces/reader-tracecmd.c: the same events as its `trace-cmd report -t`
+ * text).  What the reader leaves out: xz/zstd compression, perf.data without
+ * perf, and merging per-CPU trace_pipe_raw streams.
  *
  * Memory is bounded by the distinct strings of a trace (call sites, cache
  * names, gfp strings, task names), never by its length: lines are parsed in
@@ -154,6 +155,7 @@ typedef enum {
   SIM_TRACE_FORMAT_TRACE_CMD,  /* trace-cmd report (ftrace text with its header) */
   SIM_TRACE_FORMAT_PERF,       /* perf script */
   SIM_TRACE_FORMAT_NATIVE,
+  SIM_TRACE_FORMAT_TRACE_CMD_DAT,  /* trace-cmd record's trace.dat, via libtracecmd */
 } SimTraceFormat;
 const char *sim_trace_format_name (SimTraceFormat f);
 

@@ -19,10 +19,23 @@
  * effort) before the error is returned.  Events are global: other processes' allocations are in the
  * trace too, as in the real recordings.
  *
+ * Via trace-cmd (--via trace-cmd) the control sequence is the same and only
+ * the copy differs: `trace-cmd extract -k -o FILE` takes the per-CPU binary
+ * buffers into a trace.dat (with the event formats, kallsyms and task names
+ * it needs), -k so that trace-cmd leaves tracefs as we set it and our own
+ * restore runs as always.  Not `trace-cmd record -- COMMAND`: trace-cmd
+ * 3.1.6 writes and reads function-tracer files (set_ftrace_pid,
+ * set_ftrace_filter, /proc/sys/kernel/ftrace_enabled) even for an
+ * events-only recording, and dies or crashes where the kernel refuses them
+ * (lockdown, some guests: the one traces/samples' .dat was recorded on);
+ * extract reads only the buffers, and the events are the same either way.
+ * SLABSIM_TRACE_CMD names another trace-cmd (tests use a script).
+ *
  * Left out: per-instance buffers (instances/), event filters and pid
- * filtering, the binary trace_pipe_raw path.
+ * filtering, the binary trace_pipe_raw path of our own.
  */
 #include "traces/record.h"
+#include "traces/reader.h"
 #include "sim/core/errors.h"
 #include "sim/core/output.h"
 
@@ -401,6 +414,96 @@ copy_trace (Rec *rec, GError **error)
   return sim_output_commit (file, error);
 }
 
+/* The trace-cmd to run: SLABSIM_TRACE_CMD, else trace-cmd on the PATH. */
+static char *
+find_tracecmd (GError **error)
+{
+  const char *env = g_getenv ("SLABSIM_TRACE_CMD");
+  char *p = env && *env ? g_strdup (env) : g_find_program_in_path ("trace-cmd");
+  if (p == NULL || !g_file_test (p, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO,
+                   "--via trace-cmd: %s not found%s (install trace-cmd, or record "
+                   "through tracefs without --via)", p ? p : "trace-cmd",
+                   p ? "" : " on the PATH");
+      g_free (p);
+      return NULL;
+    }
+  return p;
+}
+
+/* `trace-cmd extract -k -o TMP` beside the output, then TMP -> output (a
+ * failed extract leaves no file of ours and replaces none); the events are
+ * counted by reading the trace.dat back. */
+static gboolean
+extract_dat (Rec *rec, const char *tracecmd, GError **error)
+{
+  const char *path = rec->o->output;
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *tmp = g_build_filename (dir, ".slabsim-record-XXXXXX", NULL);
+  int fd = g_mkstemp (tmp);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: cannot create a file "
+                   "beside it: %s", path, g_strerror (e));
+      return FALSE;
+    }
+  close (fd);
+  g_ptr_array_add (rec->r->writes, g_strdup_printf ("trace-cmd extract -k -o %s", path));
+  const char *argv[] = { tracecmd, "extract", "-k", "-o", tmp, NULL };
+  g_autoptr (GSubprocess) p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                 G_SUBPROCESS_FLAGS_STDERR_MERGE, error);
+  g_autoptr (GBytes) bytes = NULL;
+  if (p == NULL || !g_subprocess_communicate (p, NULL, NULL, &bytes, NULL, error))
+    {
+      g_prefix_error (error, "%s: ", tracecmd);
+      g_unlink (tmp);
+      return FALSE;
+    }
+  gsize blen = 0;
+  const char *bdata = bytes ? g_bytes_get_data (bytes, &blen) : NULL;
+  g_autofree char *out = g_utf8_make_valid (bdata ? bdata : "", blen);
+  if (!g_subprocess_get_if_exited (p) || g_subprocess_get_exit_status (p) != 0)
+    {
+      g_strstrip (out);
+      const char *last = strrchr (out, '\n');
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO,
+                   "trace-cmd extract failed (%s %d)%s%s",
+                   g_subprocess_get_if_exited (p) ? "exit status" : "signal",
+                   g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p)
+                                                  : g_subprocess_get_term_sig (p),
+                   *out ? ": " : "", last ? last + 1 : out);
+      g_unlink (tmp);
+      return FALSE;
+    }
+  if (g_rename (tmp, path) != 0)
+    {
+      int e = errno;
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", path, g_strerror (e));
+      g_unlink (tmp);
+      return FALSE;
+    }
+  /* the file mode mkstemp gave (0600) is not what a recording should have */
+  g_chmod (path, 0644);
+  GError *e = NULL;
+  g_autoptr (SimTraceReader) r = sim_trace_reader_open (path, &e);
+  SimTraceEvent ev;
+  while (r && sim_trace_reader_next (r, &ev, &e))
+    ;
+  if (e)
+    {
+      g_ptr_array_add (rec->r->warnings, g_strdup_printf ("the trace.dat does not read: %s",
+                                                          e->message));
+      g_error_free (e);
+      return TRUE;
+    }
+  const SimTraceStats *st = sim_trace_reader_stats (r);
+  rec->r->lines = st->events;
+  rec->r->lost_markers += st->lost_events;
+  return TRUE;
+}
+
 static gboolean
 is_root (void)
 {
@@ -436,6 +539,9 @@ sim_record_run (const SimRecordOptions *o, SimRecordResult *r, GError **error)
                    "command not found: %s", o->argv[0]);
       return FALSE;
     }
+  g_autofree char *tracecmd = NULL;
+  if (o->via_tracecmd && (tracecmd = find_tracecmd (error)) == NULL)
+    return FALSE;
   if (!find_tracefs (&r->tracefs, error))
     return FALSE;
 
@@ -453,7 +559,7 @@ sim_record_run (const SimRecordOptions *o, SimRecordResult *r, GError **error)
   if (ok)
     {
       count_overrun (&rec);
-      ok = copy_trace (&rec, error);
+      ok = o->via_tracecmd ? extract_dat (&rec, tracecmd, error) : copy_trace (&rec, error);
     }
   restore (&rec);
   g_ptr_array_free (rec.enabled, TRUE);

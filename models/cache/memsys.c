@@ -1050,21 +1050,19 @@ sim_mem_class_name (SimMemClass cls)
 /* Look up one block in a set of @n ways, install it on a miss
  * (Cachegrind's move-to-front LRU); returns TRUE on a miss.  Inlined with a
  * constant @n for the common associativities, so that the search unrolls
- * and a miss shifts the set by a fixed-size move (no memmove call: a miss is
- * the common case in the traces cachesim is asked to run); a hit below the
- * front moves the ways before it with memmove. */
-/* t[1 .. n-1] = t[0 .. n-2]: the miss's shift.  GCC calls memmove for it
- * even with @n constant; for 4 to 16 ways it is done here in pairs of ways
- * (16-byte loads, all before the first store, then the stores one way up),
- * which the compiler keeps in vector registers; other (or run-time) way
- * counts use memmove. */
+ * and the shift of a miss, or of a hit below the front, is a fixed-size
+ * move (a hit's through a jump on its way, one case per length) instead of
+ * a memmove call. */
+/* t[1 .. k] = t[0 .. k-1] for a constant @k of 1 to 15.  GCC calls memmove
+ * for such an overlapping move even when its size is a constant; here it is
+ * done in pairs of ways (16-byte loads, all before the first store, then
+ * the stores one way up), which the compiler keeps in vector registers. */
 static ALWAYS_INLINE void
-cg_shift_all (guint64 *t, guint n)
+cg_shift_k (guint64 *t, guint k)
 {
-  guint k = n - 1;                      /* ways that move */
-  if (!__builtin_constant_p (n) || n < 4 || n > 16)
+  if (k == 1)
     {
-      memmove (t + 1, t, k * sizeof (guint64));
+      t[1] = t[0];
       return;
     }
   guint64 pair[8][2];
@@ -1075,6 +1073,38 @@ cg_shift_all (guint64 *t, guint n)
 #pragma GCC unroll 8
   for (guint j = 0; j < np; j++)
     memcpy (t + 1 + MIN (2 * j, k - 2), pair[j], sizeof pair[j]);
+}
+
+/* The miss's shift: every way but the last moves one up.  Other (or
+ * run-time) way counts than 4 to 16 use memmove. */
+static ALWAYS_INLINE void
+cg_shift_all (guint64 *t, guint n)
+{
+  guint k = n - 1;                      /* ways that move */
+  if (!__builtin_constant_p (n) || n < 4 || n > 16)
+    memmove (t + 1, t, k * sizeof (guint64));
+  else
+    cg_shift_k (t, k);
+}
+
+/* t[1 .. w] = t[0 .. w-1] for a hit in way @w of @n: one case per length,
+ * each a fixed-size move, for constant @n up to 16. */
+static ALWAYS_INLINE void
+cg_shift_hit (guint64 *t, guint w, guint n)
+{
+  if (!__builtin_constant_p (n) || n > 16)
+    {
+      memmove (t + 1, t, w * sizeof (guint64));
+      return;
+    }
+  switch (w)
+    {
+#define SHIFT(k) case k: if (k < n) cg_shift_k (t, k); break;
+    SHIFT (1) SHIFT (2) SHIFT (3) SHIFT (4) SHIFT (5) SHIFT (6) SHIFT (7) SHIFT (8)
+    SHIFT (9) SHIFT (10) SHIFT (11) SHIFT (12) SHIFT (13) SHIFT (14) SHIFT (15)
+#undef SHIFT
+    default: break;
+    }
 }
 
 static ALWAYS_INLINE gboolean
@@ -1096,7 +1126,7 @@ cg_ref_n (guint64 *t, guint64 block, guint n)
       t[0] = block;
       return TRUE;
     }
-  memmove (t + 1, t, w * sizeof (guint64));
+  cg_shift_hit (t, w, n);
   t[0] = block;
   return FALSE;
 }

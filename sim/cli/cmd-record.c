@@ -1,5 +1,6 @@
 /* cmd-record.c - "slabsim record [-o FILE] [--events LIST] [--buffer-kb N]
- * -- COMMAND...": a kmem trace of COMMAND through tracefs (docs/record.md). */
+ * [--via tracefs|trace-cmd] -- COMMAND...": a kmem trace of COMMAND through
+ * tracefs, as text or as trace-cmd's trace.dat (docs/record.md). */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
 #include "sim/core/output.h"
@@ -12,16 +13,20 @@ gboolean
 sim_cmd_record (int argc, char **argv, GError **error)
 {
   const char *verb = argv[0];
-  g_autofree char *output = NULL, *events = NULL, *buffer = NULL;
+  g_autofree char *output = NULL, *events = NULL, *buffer = NULL, *via = NULL;
   gboolean verbose = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "output file, gzip-compressed when it ends in .gz (default kmem.trace.gz)", "FILE" },
+      "output file, gzip-compressed when it ends in .gz (default kmem.trace.gz; trace.dat with "
+      "--via trace-cmd)", "FILE" },
     { "events", 0, 0, G_OPTION_ARG_STRING, &events,
       "comma-separated kmem events (default kmalloc,kfree,kmem_cache_alloc,kmem_cache_free,"
       "mm_page_alloc,mm_page_free,mm_page_free_batched,mm_page_pcpu_drain)", "LIST" },
     { "buffer-kb", 0, 0, G_OPTION_ARG_STRING, &buffer,
       "per-CPU ring buffer size in KiB (default 131072)", "N" },
+    { "via", 0, 0, G_OPTION_ARG_STRING, &via,
+      "tracefs (default: the trace text) or trace-cmd (a trace.dat, by trace-cmd extract)",
+      "HOW" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
       "list every tracefs write on stderr (after the run)", NULL },
     { NULL }
@@ -59,7 +64,21 @@ sim_cmd_record (int argc, char **argv, GError **error)
     }
 
   SimRecordOptions o = { 0 };
-  o.output = output ? output : "kmem.trace.gz";
+  if (via && strcmp (via, "tracefs") != 0 && strcmp (via, "trace-cmd") != 0)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "%s: --via: \"%s\" is not tracefs or trace-cmd", verb, via);
+      return FALSE;
+    }
+  o.via_tracecmd = via && strcmp (via, "trace-cmd") == 0;
+  o.output = output ? output : o.via_tracecmd ? "trace.dat" : "kmem.trace.gz";
+  if (o.via_tracecmd && g_str_has_suffix (o.output, ".gz"))
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "%s: --via trace-cmd writes a trace.dat, not gzip: -o %s (name it FILE.dat)",
+                   verb, o.output);
+      return FALSE;
+    }
   o.buffer_kb = 131072;
   if (buffer)
     {
@@ -111,10 +130,16 @@ sim_cmd_record (int argc, char **argv, GError **error)
   if (ok)
     {
       guint64 lost = MAX (r.lost_overrun, r.lost_markers);
-      fprintf (stderr, "slabsim: record: %" G_GUINT64_FORMAT " lines from %s -> %s; "
-               "lost events: %" G_GUINT64_FORMAT " (overrun %" G_GUINT64_FORMAT
-               ", LOST markers %" G_GUINT64_FORMAT ")\n",
-               r.lines, r.tracefs, o.output, lost, r.lost_overrun, r.lost_markers);
+      if (o.via_tracecmd)
+        fprintf (stderr, "slabsim: record: %" G_GUINT64_FORMAT " events from %s -> %s "
+                 "(trace-cmd extract); lost events: %" G_GUINT64_FORMAT " (overrun %"
+                 G_GUINT64_FORMAT ", dropped in the trace.dat %" G_GUINT64_FORMAT ")\n",
+                 r.lines, r.tracefs, o.output, lost, r.lost_overrun, r.lost_markers);
+      else
+        fprintf (stderr, "slabsim: record: %" G_GUINT64_FORMAT " lines from %s -> %s; "
+                 "lost events: %" G_GUINT64_FORMAT " (overrun %" G_GUINT64_FORMAT
+                 ", LOST markers %" G_GUINT64_FORMAT ")\n",
+                 r.lines, r.tracefs, o.output, lost, r.lost_overrun, r.lost_markers);
       if (r.exit_status != 0)
         fprintf (stderr, "slabsim: record: warning: %s exited with status %d\n",
                  o.argv[0], r.exit_status);

@@ -1,7 +1,9 @@
 /* test-record-real.c - "slabsim record" on the real tracefs: only as root
  * with a tracefs that exists and is writable (CI may be a container
- * without one); otherwise the whole executable is skipped, saying why. */
+ * without one); otherwise the whole executable is skipped, saying why.
+ * The second test records through trace-cmd (skipped without it). */
 #include "tests/testutil.h"
+#include "traces/reader.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +82,46 @@ test_record_true (void **state)
   g_unlink (out);
 }
 
+/* --via trace-cmd on the real tracefs: a trace.dat of kmem events that
+ * the reader reads. */
+static void
+test_record_via_tracecmd (void **state)
+{
+  (void) state;
+  g_autofree char *tc = g_find_program_in_path ("trace-cmd");
+  if (tc == NULL)
+    {
+      fprintf (stderr, "# trace-cmd is not installed: --via trace-cmd not tried\n");
+      skip ();
+    }
+  g_autofree char *dir = g_dir_make_tmp ("slabsim-record-real-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "t.dat", NULL);
+  g_autofree char *err = NULL;
+  int st = tu_run (NULL, &err, (const char *[]) { "record", "--via", "trace-cmd", "-o", out,
+                                                  "--buffer-kb", "4096", "--", "ls", "/", NULL });
+  if (st != 0)
+    print_error ("stderr: %s\n", err);
+  assert_int_equal (st, 0);
+  tu_assert_contains (err, "(trace-cmd extract)");
+#ifdef HAVE_LIBTRACECMD
+  GError *error = NULL;
+  g_autoptr (SimTraceReader) r = sim_trace_reader_open (out, &error);
+  assert_null (error);
+  assert_int_equal (sim_trace_reader_format (r), SIM_TRACE_FORMAT_TRACE_CMD_DAT);
+  SimTraceEvent ev;
+  guint64 n = 0;
+  while (sim_trace_reader_next (r, &ev, &error))
+    n++;
+  assert_null (error);
+  assert_true (n > 0);
+  /* only the kmem events we enabled were recorded */
+  assert_int_equal (g_hash_table_size (sim_trace_reader_stats (r)->other_events), 0);
+  fprintf (stderr, "# %" G_GUINT64_FORMAT " kmem events in the trace.dat\n", n);
+#endif
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
 int
 main (void)
 {
@@ -110,6 +152,7 @@ main (void)
   g_unsetenv ("SLABSIM_TRACEFS");
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_record_true),
+    cmocka_unit_test (test_record_via_tracecmd),
   };
   return cmocka_run_group_tests_name ("record-real", tests, NULL, NULL);
 }

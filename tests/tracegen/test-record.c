@@ -207,6 +207,86 @@ test_errors (void **state)
   g_setenv ("SLABSIM_TRACEFS", root, TRUE);
 }
 
+/* A script as trace-cmd (SLABSIM_TRACE_CMD): checks it is called as
+ * `extract -k -o FILE` and writes the committed trace.dat sample there, or
+ * fails as trace-cmd does. */
+static char *
+fake_tracecmd (const char *body)
+{
+  g_autofree char *script = g_strdup_printf ("#!/bin/sh\n%s\n", body);
+  char *path = tu_write_temp (".sh", script, -1);
+  g_chmod (path, 0755);
+  return path;
+}
+
+static void
+test_via_tracecmd (void **state)
+{
+  (void) state;
+  g_autofree char *sample = tu_source_path ("traces/samples/hackbench-T-g1-l2.dat");
+  g_autofree char *body = g_strdup_printf (
+    "[ \"$1 $2 $3\" = \"extract -k -o\" ] && [ $# = 4 ] || { echo \"bad arguments: $*\"; exit 3; }\n"
+    "cp '%s' \"$4\" && echo 'CPU0 data recorded at offset=0x3000'", sample);
+  g_autofree char *tc = fake_tracecmd (body);
+  g_setenv ("SLABSIM_TRACE_CMD", tc, TRUE);
+  g_autofree char *dir = g_dir_make_tmp ("slabsim-record-dat-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "t.dat", NULL);
+  g_autofree char *err = NULL;
+  int st = tu_run (NULL, &err, (const char *[]) { "record", "-v", "--via", "trace-cmd", "-o", out,
+                                                  "--", "true", NULL });
+  if (st != 0)
+    print_error ("stderr: %s\n", err);
+  assert_int_equal (st, 0);
+  /* the same control sequence; extract where the copy was, before the restore */
+  g_autofree char *seq = g_strdup_printf (
+    "record: echo 1 > tracing_on\n"
+    "record: echo 0 > tracing_on\n"
+    "record: echo 0 > events/kmem/kmalloc/enable\n"
+    "record: echo 0 > events/kmem/kfree/enable\n"
+    "record: echo 0 > events/kmem/kmem_cache_alloc/enable\n"
+    "record: echo 0 > events/kmem/kmem_cache_free/enable\n"
+    "record: trace-cmd extract -k -o %s\n"
+    "record: echo hash-ptr > trace_options\n"
+    "record: echo 1408 > buffer_size_kb\n", out);
+  tu_assert_contains (err, seq);
+#ifdef HAVE_LIBTRACECMD
+  /* the events counted by reading the trace.dat back (the sample's) */
+  tu_assert_contains (err, "8748 events from");
+#endif
+  tu_assert_contains (err, "(trace-cmd extract); lost events: 5 (overrun 5, dropped in the trace.dat 0)");
+  g_autofree char *want = NULL, *got = NULL;
+  gsize wl = 0, gl = 0;
+  assert_true (g_file_get_contents (sample, &want, &wl, NULL));
+  assert_true (g_file_get_contents (out, &got, &gl, NULL));
+  assert_int_equal (wl, gl);
+  assert_memory_equal (want, got, wl);
+  g_unlink (out);
+
+  /* extract fails: its last line in the error, no file left (not even ours) */
+  g_autofree char *bad = fake_tracecmd ("echo 'reading buffers'; echo 'trace-cmd: boom' >&2; exit 1");
+  g_setenv ("SLABSIM_TRACE_CMD", bad, TRUE);
+  expect (1, "trace-cmd extract failed (exit status 1): trace-cmd: boom",
+          (const char *[]) { "record", "--via", "trace-cmd", "-o", out, "--", "true", NULL });
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  assert_null (g_dir_read_name (d));
+  /* no trace-cmd: refused before tracefs is touched */
+  g_setenv ("SLABSIM_TRACE_CMD", "/nonexistent/trace-cmd", TRUE);
+  put ("tracing_on", "1\n");
+  expect (1, "--via trace-cmd: /nonexistent/trace-cmd not found",
+          (const char *[]) { "record", "--via", "trace-cmd", "-o", out, "--", "true", NULL });
+  g_autofree char *on = get ("tracing_on");
+  assert_string_equal (on, "1\n");
+  put ("tracing_on", "0\n");
+  g_unsetenv ("SLABSIM_TRACE_CMD");
+  expect (2, "--via: \"perf\" is not tracefs or trace-cmd",
+          (const char *[]) { "record", "--via", "perf", "--", "true", NULL });
+  expect (2, "--via trace-cmd writes a trace.dat, not gzip: -o t.gz",
+          (const char *[]) { "record", "--via", "trace-cmd", "-o", "t.gz", "--", "true", NULL });
+  g_unlink (tc);
+  g_unlink (bad);
+  g_rmdir (dir);
+}
+
 int
 main (void)
 {
@@ -214,6 +294,7 @@ main (void)
     cmocka_unit_test (test_sequence),
     cmocka_unit_test (test_no_hash_ptr_option),
     cmocka_unit_test (test_errors),
+    cmocka_unit_test (test_via_tracecmd),
   };
   return cmocka_run_group_tests_name ("record", tests, make_tree, drop_tree);
 }
