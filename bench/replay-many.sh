@@ -11,17 +11,18 @@
 # interleaved with ours, for a before/after table measured side by side.
 #
 # Usage: bench/replay-many.sh [TRACE] [ROUNDS]   (builds build-rel/ if needed)
-# Env:   JOBS (default: the CPUs), ALLOCS (the four), BASE (optional).
+# Env:   JOBS (default: the CPUs), ALLOCS (the four), ONE (the one-allocator run,
+#        default slub@6.18, as bench/run.sh), BASE (optional).
 set -eu
 cd "$(dirname "$0")/.."
 T=${1:-traces/samples/hackbench-T-g2-l50.trace.gz}
 ROUNDS=${2:-7}
 JOBS=${JOBS:-$(nproc)}
-ALLOCS=${ALLOCS:-"slub@2.6.34 slab slqb slub@6.18"}
+ALLOCS=${ALLOCS:-"slab slub@2.6.34 slub@6.18 slqb"}
 [ -d build-rel ] || meson setup build-rel --buildtype=release >/dev/null
 meson compile -C build-rel slabsim >/dev/null
 NEW=build-rel/slabsim
-FIRST=${ALLOCS%% *}
+FIRST=${ONE:-slub@6.18}
 FOUR=""
 for a in $ALLOCS; do FOUR="$FOUR -a $a"; done
 TMP=$(mktemp -d)

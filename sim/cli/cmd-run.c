@@ -326,8 +326,9 @@ sim_cmd_run (int argc, char **argv, GError **error)
       g_prefix_error (error, "run: ");
       return FALSE;
     }
-  /* The trace is read more than once (page classes, warm start, the
-   * provenance hash, the replay): a piped standard input is copied first. */
+  /* The trace is read more than once (the decode, the provenance hash, a
+   * second decode if the spool cannot be written): a piped standard input
+   * is copied first. */
   if (strcmp (argv[1], "-") == 0 && !sim_stdin_spool (error))
     {
       g_prefix_error (error, "run: ");

@@ -1,8 +1,9 @@
 /* stdin.h - a trace read from standard input, readable more than once.
  *
- * `run -` and `validate -` read their trace more than once (the page-event
- * classification pass, warm start, the provenance hash, the replay), which
- * a pipe cannot give back.  sim_stdin_spool copies a pipe or terminal into
+ * `run -` and `validate -` read their trace more than once (the provenance
+ * hash, validate's recorded side and its two replays, a second decode when
+ * the replay's spool cannot be written: sim/run/prepass.h), which a pipe
+ * cannot give back.  sim_stdin_spool copies a pipe or terminal into
  * an unlinked temporary file once, before anything reads it; afterwards
  * every open of "-" reads that copy from its start.  A regular file
  * redirected to standard input needs no copy: /dev/stdin reopens it at
