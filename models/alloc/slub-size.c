@@ -40,42 +40,39 @@
 
 /* The eras.  Values are from the sources named in the docs; a new kernel is
  * a new row (for example 2.6.33 sizes like 2.6.34). */
+/* 7.0 sizes and names its caches as 6.18 does (only the per-CPU layer
+ * changed: sheaves for every cache, no cpu partial slabs), so the two rows
+ * share these fields instead of repeating them. */
+#define SIZES_6_18 \
+    .page_shift = 12, .cache_line = 64, .max_page_order = 10, \
+    .default_min_order = 0, .default_max_order = 3, .default_min_objects = 0, \
+    .max_objs_per_slab = 32767, \
+    .order_rule = SIM_SLUB_ORDER_6_18, .order_fallback = TRUE, \
+    .freeptr_rule = SIM_SLUB_FREEPTR_MIDDLE, .freeptr_offset_arg = TRUE, \
+    .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK, .arch_slab_minalign = 8, \
+    .min_partial_rule = SIM_SLUB_MIN_PARTIAL_HALF_ILOG2, .min_partial = 5, .max_partial = 10
+#define KMALLOC_6_18 \
+    .merge_oldest_first = TRUE, .id_letter_t = FALSE, \
+    .slab_spelling = TRUE, .merge_param = TRUE, .orders_adjust = TRUE, \
+    .kmalloc_shift_high = 13, .kmalloc_shift_max = 22, \
+    .kmalloc_96_max_min_size = 32, .kmalloc_192_max_min_size = 64, \
+    .kmalloc_passthrough = TRUE, .kmalloc_short_names = TRUE, \
+    .kmalloc_pow2_align = TRUE, .kmalloc_unmergeable = TRUE
+
 static const SimSlubEra eras[] = {
   {
     .kernel = "6.18", .summary = "6.18.2: per-CPU partial lists, free pointer mid-object, short kmalloc names",
-    .page_shift = 12, .cache_line = 64, .max_page_order = 10,
-    .default_min_order = 0, .default_max_order = 3, .default_min_objects = 0,
-    .max_objs_per_slab = 32767,
-    .order_rule = SIM_SLUB_ORDER_6_18, .order_fallback = TRUE,
-    .freeptr_rule = SIM_SLUB_FREEPTR_MIDDLE, .freeptr_offset_arg = TRUE,
-    .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK, .arch_slab_minalign = 8,
-    .min_partial_rule = SIM_SLUB_MIN_PARTIAL_HALF_ILOG2, .min_partial = 5, .max_partial = 10,
+    SIZES_6_18,
     .cpu_partial_rule = SIM_SLUB_CPU_PARTIAL_HALF_FULL,
     .sheaf_rule = SIM_SLUB_SHEAVES_OPT_IN,
-    .merge_oldest_first = TRUE, .id_letter_t = FALSE,
-    .slab_spelling = TRUE, .merge_param = TRUE, .orders_adjust = TRUE,
-    .kmalloc_shift_high = 13, .kmalloc_shift_max = 22,
-    .kmalloc_96_max_min_size = 32, .kmalloc_192_max_min_size = 64,
-    .kmalloc_passthrough = TRUE, .kmalloc_short_names = TRUE,
-    .kmalloc_pow2_align = TRUE, .kmalloc_unmergeable = TRUE,
+    KMALLOC_6_18,
   },
   {
     .kernel = "7.0", .summary = "7.0: sheaves for every cache (calculate_sheaf_capacity), no cpu partial slabs; sizes as 6.18",
-    .page_shift = 12, .cache_line = 64, .max_page_order = 10,
-    .default_min_order = 0, .default_max_order = 3, .default_min_objects = 0,
-    .max_objs_per_slab = 32767,
-    .order_rule = SIM_SLUB_ORDER_6_18, .order_fallback = TRUE,
-    .freeptr_rule = SIM_SLUB_FREEPTR_MIDDLE, .freeptr_offset_arg = TRUE,
-    .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK, .arch_slab_minalign = 8,
-    .min_partial_rule = SIM_SLUB_MIN_PARTIAL_HALF_ILOG2, .min_partial = 5, .max_partial = 10,
+    SIZES_6_18,
     .cpu_partial_rule = SIM_SLUB_CPU_PARTIAL_NONE,
     .sheaf_rule = SIM_SLUB_SHEAVES_ALL,
-    .merge_oldest_first = TRUE, .id_letter_t = FALSE,
-    .slab_spelling = TRUE, .merge_param = TRUE, .orders_adjust = TRUE,
-    .kmalloc_shift_high = 13, .kmalloc_shift_max = 22,
-    .kmalloc_96_max_min_size = 32, .kmalloc_192_max_min_size = 64,
-    .kmalloc_passthrough = TRUE, .kmalloc_short_names = TRUE,
-    .kmalloc_pow2_align = TRUE, .kmalloc_unmergeable = TRUE,
+    KMALLOC_6_18,
   },
   {
     .kernel = "2.6.34", .summary = "2.6.34: this_cpu conversion, order fallback, min_objects from nr_cpu_ids",
