@@ -473,15 +473,23 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
 static const char *const migrate_keys[] = { "unmovable", "movable", "reclaimable", "highatomic",
                                             "cma_isolate" };
 
-static void
-json_slab_rows (SimJson *j, GHashTable *h, const char *sort, gint lines, gboolean is_caller)
+/* A table's row count (all of them) and the opened array of its first
+ * @lines rows (-1: all); returns how many rows to write. */
+static guint
+json_rows_begin (SimJson *j, const GPtrArray *v, gint lines, gboolean is_caller)
 {
-  g_autoptr (GPtrArray) v = sorted (h, sort, !is_caller);
-  guint n = lines < 0 ? v->len : MIN ((guint) lines, v->len);
   sim_json_key (j, is_caller ? "caller_rows" : "alloc_rows");
   sim_json_uint (j, v->len);
   sim_json_key (j, is_caller ? "caller" : "alloc");
   sim_json_begin_array (j);
+  return lines < 0 ? v->len : MIN ((guint) lines, v->len);
+}
+
+static void
+json_slab_rows (SimJson *j, GHashTable *h, const char *sort, gint lines, gboolean is_caller)
+{
+  g_autoptr (GPtrArray) v = sorted (h, sort, !is_caller);
+  guint n = json_rows_begin (j, v, lines, is_caller);
   for (guint i = 0; i < n; i++)
     {
       const KStat *s = g_ptr_array_index (v, i);
@@ -522,11 +530,7 @@ json_page_rows (SimJson *j, GHashTable *h, const char *sort, gint lines, gboolea
                 const SimTraceStrings *st)
 {
   g_autoptr (GPtrArray) v = sorted (h, sort, !is_caller);
-  guint n = lines < 0 ? v->len : MIN ((guint) lines, v->len);
-  sim_json_key (j, is_caller ? "caller_rows" : "alloc_rows");
-  sim_json_uint (j, v->len);
-  sim_json_key (j, is_caller ? "caller" : "alloc");
-  sim_json_begin_array (j);
+  guint n = json_rows_begin (j, v, lines, is_caller);
   for (guint i = 0; i < n; i++)
     {
       const KStat *s = g_ptr_array_index (v, i);
