@@ -1359,7 +1359,12 @@ lanes_feed (Feed *f, SimTraceStream *stream, SimPrepassPipe *pp, GError **stream
       const SimTraceEvent *ev;
       guint k;
       if (!sim_trace_stream_next (stream, &ev, &k, stream_error))
-        break;
+        {
+          /* The pre-pass must have read no more than the follower. */
+          if (pp && *stream_error == NULL && sim_prepass_pipe_chunk (pp, p) != NULL)
+            complete = FALSE;
+          break;
+        }
       const SimPrepassChunk *c = NULL;
       if (pp)
         {
