@@ -81,6 +81,11 @@ typedef struct _SimUntracedCollector SimUntracedCollector;
 SimUntracedCollector *sim_untraced_collector_new (guint64 grace_period_ns);
 void sim_untraced_collector_feed (SimUntracedCollector *u, const SimTraceStrings *strs,
                                   const SimTraceEvent *ev, guint n);
+/* The set (sorted) into @out; frees @u. */
+void sim_untraced_collector_finish (SimUntracedCollector *u, SimUntracedSet *out);
+/* Abandon @u (NULL: nothing). */
+void sim_untraced_collector_free (SimUntracedCollector *u);
+
 /* Every free placed before the event of this ordinal (before_index < it)
  * has been collected: no later feed adds one there (a kfree_rcu looks back
  * at most a grace period, see untraced.c).  It follows the events fed,
@@ -107,11 +112,6 @@ typedef struct {
                                   * if timestamps run backwards; 0 in order) */
 } SimUntracedStats;
 void sim_untraced_collector_stats (const SimUntracedCollector *u, SimUntracedStats *out);
-
-/* The set (sorted) into @out; frees @u. */
-void sim_untraced_collector_finish (SimUntracedCollector *u, SimUntracedSet *out);
-/* Abandon @u (NULL: nothing). */
-void sim_untraced_collector_free (SimUntracedCollector *u);
 
 /* Read @trace once (its own decode) and collect the set. */
 gboolean sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_ns,
