@@ -351,9 +351,11 @@ sim_trace_native_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
     {
       /* the longest record fits: the common case, decoded with no end
        * check a byte (the same values and failures as get_var) */
-      for (int i = 1; i < 19; i++)
-        if ((p = get_var_unchecked (p, &v[i])) == NULL)
-          goto short_record;
+#define GETV(i) if ((p = get_var_unchecked (p, &v[i])) == NULL) goto short_record
+      GETV (1); GETV (2); GETV (3); GETV (4); GETV (5); GETV (6); GETV (7); GETV (8);
+      GETV (9); GETV (10); GETV (11); GETV (12); GETV (13); GETV (14); GETV (15);
+      GETV (16); GETV (17); GETV (18);
+#undef GETV
     }
   else
     for (int i = 1; i < 19; i++)
