@@ -217,8 +217,12 @@ test_untraced_out_of_order (void **state)
   (void) state;
   /* An object never freed, then its page freed with a time from before
    * the filler: the untraced free is placed in the first chunk, handed
-   * out long before. */
+   * out long before.  (The inference looks back a grace period plus the
+   * most the timestamps ran back: the first event, 20 ms ahead, makes
+   * that reach the first chunk.) */
   g_autofree char *t = directed (
+    "           task-1     [001] .....   100.020000: kfree: call_site=bar+0x1/0x2 "
+    "ptr=0000000000000000\n"
     "           task-1     [000] .....   100.000001: kmalloc: call_site=foo+0x1/0x2 "
     "ptr=ffff888100000040 bytes_req=64 bytes_alloc=64 gfp_flags=GFP_KERNEL node=-1 "
     "accounted=false\n",
