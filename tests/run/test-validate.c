@@ -11,6 +11,9 @@
  *  - Warm start places the objects freed but never allocated, replays their
  *    frees, and needs fewer new slabs than a cold start. */
 #include "tests/testutil.h"
+#include "sim/run/validate.h"
+#include "sim/report/validate-report.h"
+#include "traces/stream.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -419,11 +422,51 @@ test_acceptance (void **state)
     }
 }
 
+/* validate decodes a text trace once (into a native file the recorded
+ * side and both replays read), and reports what it reported when each of
+ * them decoded the text itself. */
+static void
+test_decode_once (void **state)
+{
+  (void) state;
+  g_autofree char *path = tu_source_path ("traces/samples/hackbench-T-g1-l2.report.gz");
+  g_autoptr (SimMachine) m = sim_machine_load ("recording-vm", NULL, NULL);
+  assert_non_null (m);
+  SimReplayOptions opt = { .machine = m, .mode = SIM_REPLAY_ORDERED, .touch = SIM_TOUCH_LINE };
+  guint t0, n0, t1, n1, t2, n2;
+  GError *error = NULL;
+  SimValidation v;
+  sim_trace_stream_counts (&t0, &n0);
+  if (!sim_validate_run (path, "slub", &opt, &v, &error))
+    {
+      print_error ("%s\n", error->message);
+      fail ();
+    }
+  sim_trace_stream_counts (&t1, &n1);
+  assert_int_equal (t1 - t0, 0);
+  assert_true (n1 - n0 >= 3);
+  g_autofree char *once = sim_validate_report_json (&v);
+  sim_validation_clear (&v);
+  /* the text itself as the file to read: three decodes, as before */
+  opt.read_path = path;
+  if (!sim_validate_run (path, "slub", &opt, &v, &error))
+    {
+      print_error ("%s\n", error->message);
+      fail ();
+    }
+  sim_trace_stream_counts (&t2, &n2);
+  assert_int_equal (t2 - t1, 3);
+  g_autofree char *thrice = sim_validate_report_json (&v);
+  sim_validation_clear (&v);
+  assert_string_equal (once, thrice);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_shared_traces),
+    cmocka_unit_test (test_decode_once),
     cmocka_unit_test (test_text),
     cmocka_unit_test (test_emit_round_trip),
     cmocka_unit_test (test_emit_errors),
