@@ -459,6 +459,24 @@ test_decode_once (void **state)
   g_autofree char *thrice = sim_validate_report_json (&v);
   sim_validation_clear (&v);
   assert_string_equal (once, thrice);
+
+  /* a malformed line: the same error as when validate read the text
+   * itself (the one decode must not stop quietly at it) */
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.trace", NULL);
+  assert_true (g_file_set_contents (bad,
+    "  bash-1  [000] .....   1.000001: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000000 bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n"
+    "  bash-1  [000] .....   1.000002: kfree: call_site=a+0x1/0x2 ptr=zfff888100000000\n", -1, NULL));
+  opt.read_path = NULL;
+  assert_false (sim_validate_run (bad, "slub", &opt, &v, &error));
+  assert_non_null (error);
+  g_autofree char *want = g_strdup_printf ("%s:2: expected a hexadecimal pointer or (null) after "
+                                           "ptr=, got \"zfff888100000000\"", bad);
+  assert_string_equal (error->message, want);
+  g_clear_error (&error);
+  sim_validation_clear (&v);
+  g_unlink (bad);
+  g_rmdir (dir);
 }
 
 int
