@@ -65,7 +65,8 @@ zigzag (gint64 v)
 struct _SimNativeWriter {
   GOutputStream  *out;
   SimTraceReader *src;
-  GByteArray     *rec;       /* the current event block's payload */
+  guint8         *rec;       /* the current event block's payload */
+  gsize           rec_len, rec_cap;
   guint32         n;         /* records in it */
   guint32         strings_written;
   guint64         ts, line, ptr;
@@ -116,9 +117,9 @@ flush_events (SimNativeWriter *w, GError **error)
   if (w->n == 0)
     return TRUE;
   if (!flush_strings (w, error) ||
-      !write_block (w, BLOCK_EVENTS, w->n, w->rec->data, w->rec->len, error))
+      !write_block (w, BLOCK_EVENTS, w->n, w->rec, w->rec_len, error))
     return FALSE;
-  g_byte_array_set_size (w->rec, 0);
+  w->rec_len = 0;
   w->n = 0;
   w->ts = w->line = w->ptr = 0;
   return TRUE;
@@ -136,20 +137,23 @@ sim_native_writer_new (GOutputStream *out, SimTraceReader *src, GError **error)
   SimNativeWriter *w = g_new0 (SimNativeWriter, 1);
   w->out = g_object_ref (out);
   w->src = src;
-  w->rec = g_byte_array_sized_new (SIM_NATIVE_BLOCK_EVENTS * 32);
+  w->rec_cap = SIM_NATIVE_BLOCK_EVENTS * 32;
+  w->rec = g_malloc (w->rec_cap);
   return w;
 }
 
 gboolean
 sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **error)
 {
-  /* A record is a kind byte and 19 varints: room for the longest, then
-   * trimmed to what was written (the spool of every text `run` goes
-   * through here, so no per-byte append). */
-  GByteArray *b = w->rec;
-  guint len = b->len;
-  g_byte_array_set_size (b, len + 1 + 19 * VAR_MAX);
-  guint8 *p = b->data + len;
+  /* A record is a kind byte and 19 varints: room for the longest is made
+   * first, so the varints are stored with no check a byte (the spool of
+   * every text `run` goes through here). */
+  if (G_UNLIKELY (w->rec_cap - w->rec_len < 1 + 19 * VAR_MAX))
+    {
+      w->rec_cap *= 2;
+      w->rec = g_realloc (w->rec, w->rec_cap);
+    }
+  guint8 *p = w->rec + w->rec_len;
   *p++ = (guint8) ev->kind;
   p = put_var_at (p, (guint32) ev->cpu);
   p = put_var_at (p, zigzag ((gint64) (ev->ts_ns - w->ts)));
@@ -169,7 +173,7 @@ sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **err
   p = put_var_at (p, zigzag (ev->migratetype));
   p = put_var_at (p, zigzag (ev->accounted));
   p = put_var_at (p, ev->pfn);
-  g_byte_array_set_size (b, (guint) (p - b->data));
+  w->rec_len = (gsize) (p - w->rec);
   w->ts = ev->ts_ns;
   w->line = ev->line;
   w->ptr = ev->ptr;
@@ -214,7 +218,7 @@ sim_native_writer_free (SimNativeWriter *w)
   if (w == NULL)
     return;
   g_clear_object (&w->out);
-  g_byte_array_unref (w->rec);
+  g_free (w->rec);
   g_free (w);
 }
 
@@ -243,15 +247,16 @@ sim_native_convert_reader (SimTraceReader *r, const char *out_path, guint64 *eve
   g_autoptr (GOutputStream) out = g_buffered_output_stream_new_sized (sim_output_stream (file),
                                                                       1 << 20);
   GError *local = NULL;   /* write errors: they name out_path */
+  GError *read_error = NULL;   /* the trace's (seen even when the caller passes no @error) */
   g_autoptr (SimNativeWriter) w = sim_native_writer_new (out, r, &local);
   SimTraceEvent ev;
   gboolean read_failed = FALSE;
   if (w != NULL)
     {
-      while (sim_trace_reader_next (r, &ev, error))
+      while (sim_trace_reader_next (r, &ev, &read_error))
         if (!sim_native_writer_add (w, &ev, &local))
           break;
-      read_failed = local == NULL && error && *error;
+      read_failed = local == NULL && read_error != NULL;
       if (local == NULL && !read_failed)
         sim_native_writer_finish (w, &local);
     }
@@ -261,6 +266,9 @@ sim_native_convert_reader (SimTraceReader *r, const char *out_path, guint64 *eve
     {
       if (local)
         g_set_error_literal (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, local->message);
+      else
+        g_propagate_error (error, g_steal_pointer (&read_error));
+      g_clear_error (&read_error);
       g_clear_error (&local);
       sim_output_abort (file);
       return FALSE;

@@ -63,10 +63,15 @@ struct _SimTraceReader {
 
   /* The text parser's memo of interned strings (traces/reader.c,
    * intern_memo): per field, a direct-mapped table of ids keyed by the
-   * string's length and last bytes, so that a repeated call_site, gfp_flags,
-   * cache name or task name costs one compare instead of a hash of the
-   * whole string.  0 = empty. */
-  guint32 memo[4][64];
+   * string's length and first and last bytes, so that a repeated call_site,
+   * gfp_flags, cache name or task name costs one compare instead of a hash
+   * of the whole string.  0 = empty. */
+  guint32 memo[4][256];
+
+  /* The text parser's guess of each event kind's field order
+   * (traces/reader.c, parse_fields): the key id seen after key id i last
+   * time, 0 = none yet.  Only a guess: every key is still checked. */
+  guint8 next_key[SIM_TRACE_N_KINDS][16];
 
   /* A trace-cmd trace.dat (traces/reader-tracecmd.c); NULL otherwise. */
   struct _SimTraceDat *dat;

@@ -11,11 +11,25 @@
 
 #define DIRECT_MAP_END G_GUINT64_CONSTANT (0xffffc88000000000)   /* 64 TiB */
 #define MAX_BLOCK_ORDER 10                                        /* MAX_PAGE_ORDER */
+#define NIL G_MAXUINT32                                           /* no slot */
+
+/* Memory: the pass keeps what is live, not what the trace has seen (issue
+ * 12: a 290 M-event trace once took 11 GB here).  A lifetime is a record
+ * in a slot array whose slots are reused when it ends (an explicit free or
+ * a reveal); the records of a page, and the nodes of a maple tree, are
+ * doubly linked lists through those records (in allocation order, as the
+ * reveals visit them), unlinked when a lifetime ends, so a page's entry in
+ * by_page exists only while it holds a live lifetime; an address space is
+ * freed when no task and no live node refers to it, a task when it refers
+ * to none.  Timestamps are kept only for the window a placement can look
+ * into (see place()). */
 
 /* An address space whose maple tree the trace shows being built and torn
- * down: the lifetimes of the nodes allocated for it. */
+ * down: the live nodes allocated for it. */
 typedef struct {
-  GArray  *lives;            /* guint indexes into Collect.lives */
+  guint32  head, tail;       /* slots of its live nodes, allocation order */
+  guint32  refs;             /* tasks' cur/next/fork + live nodes' mm */
+  guint32  at;               /* its index in Collect.mms */
   gboolean lazy;             /* made up for a task first seen mid-life */
 } Mm;
 
@@ -24,13 +38,18 @@ typedef struct {
   guint64 line;
   guint64 index;             /* ordinal of its allocation event */
   guint64 ts;
-  guint   cpu;
-  gboolean rcu;              /* an mm maple tree node: kfree_rcu while its mm lives */
-  gboolean live;
-  Mm      *mm;
+  Mm     *mm;                /* holds a reference while live */
+  guint32 page_prev, page_next;  /* its page's live lifetimes; page_next
+                                  * links the free slots when not live */
+  guint32 mm_prev, mm_next;  /* its tree's live nodes (while in_mm) */
+  guint32 cpu;
+  guint8  rcu;               /* an mm maple tree node: kfree_rcu while its mm lives */
+  guint8  live;
+  guint8  paged;             /* on its page's list */
+  guint8  in_mm;             /* on mm's list (a destroyed tree's root is not) */
 } Life;
 
-/* What a task is doing with address spaces. */
+/* What a task is doing with address spaces (each a reference). */
 typedef struct {
   Mm *cur;                   /* the mm it runs in */
   Mm *next;                  /* exec: mm_alloc'd, not yet switched to */
@@ -38,16 +57,28 @@ typedef struct {
 } Task;
 
 typedef struct {
-  GArray     *lives;         /* Life */
-  SimIdMap   *live_of;       /* ptr -> index into lives (SimIdPair) */
-  SimIdMap   *by_page;       /* pfn -> GArray of guint (indexes into lives) */
+  GArray     *lives;         /* Life slots; never longer than the most ever live */
+  guint32     free_slot;     /* first free slot (NIL: none), linked by page_next */
+  guint64     live_records;
+  SimIdMap   *live_of;       /* ptr -> slot (SimIdPair) */
+  SimIdMap   *by_page;       /* pfn -> head slot << 32 | tail slot, pages with a live lifetime */
   GHashTable *rcu_cache;     /* interned cache id -> 1 (mm tree nodes) or 2 (not) */
   GHashTable *tasks;         /* pid -> Task */
   SimIdMap   *ended;         /* ptrs whose lifetime a page free or tree end closed (a set) */
-  GPtrArray  *mms;           /* Mm *, owned */
+  GPtrArray  *mms;           /* Mm *, owned; live ones only */
   guint64     gp;
   guint64     index;         /* ordinal of the event being read */
-  GArray     *ts;            /* guint64 timestamp of every event, by ordinal */
+  /* The timestamp window (place()): ts of ordinal i, for win_first <= i <
+   * index + 1, at win[i & win_mask]. */
+  guint64    *win;
+  guint64     win_mask;
+  guint64     win_first;
+  guint64     max_ts;        /* latest timestamp so far */
+  guint64     slack;         /* most a timestamp has run behind max_ts */
+  guint64     dropped_max;   /* latest timestamp dropped from the window */
+  gboolean    dropped;
+  guint64     window_peak;
+  guint64     unsure;
   SimUntracedSet *out;
 } Collect;
 
@@ -55,6 +86,18 @@ static gboolean
 in_direct_map (guint64 ptr)
 {
   return ptr >= SIM_DIRECT_MAP_BASE && ptr < DIRECT_MAP_END;
+}
+
+static guint64
+pfn_of (guint64 ptr)
+{
+  return (ptr - SIM_DIRECT_MAP_BASE) >> 12;
+}
+
+static inline Life *
+life_at (Collect *c, guint32 slot)
+{
+  return &g_array_index (c->lives, Life, slot);
 }
 
 static gboolean
@@ -72,12 +115,222 @@ cache_is_rcu (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
   return GPOINTER_TO_UINT (v) == 1;
 }
 
-/* The lifetime @idx ended with no free event; the evidence is @ev. */
 static void
-reveal (Collect *c, guint idx, const SimTraceEvent *ev, SimUntracedEvidence why)
+mm_ref (Mm *mm)
 {
-  Life *l = &g_array_index (c->lives, Life, idx);
+  if (mm)
+    mm->refs++;
+}
+
+static void
+mm_unref (Collect *c, Mm *mm)
+{
+  if (mm == NULL || --mm->refs > 0)
+    return;
+  /* nobody can name it again: no task runs in it, no live node is in it */
+  g_assert (mm->head == NIL);
+  guint32 at = mm->at;
+  g_ptr_array_steal_index_fast (c->mms, at);     /* the last one moves into its place */
+  if (at < c->mms->len)
+    ((Mm *) g_ptr_array_index (c->mms, at))->at = at;
+  g_free (mm);
+}
+
+/* *@field = @mm, references counted. */
+static void
+mm_assign (Collect *c, Mm **field, Mm *mm)
+{
+  mm_ref (mm);
+  mm_unref (c, *field);
+  *field = mm;
+}
+
+static void
+mm_unlink (Collect *c, guint32 slot)
+{
+  Life *l = life_at (c, slot);
+  Mm *mm = l->mm;
+  if (l->mm_prev == NIL)
+    mm->head = l->mm_next;
+  else
+    life_at (c, l->mm_prev)->mm_next = l->mm_next;
+  if (l->mm_next == NIL)
+    mm->tail = l->mm_prev;
+  else
+    life_at (c, l->mm_next)->mm_prev = l->mm_prev;
+  l->in_mm = FALSE;
+}
+
+static void
+page_link (Collect *c, guint32 slot)
+{
+  Life *l = life_at (c, slot);
+  gboolean existed;
+  SimIdPair *pg = sim_idmap_insert (c->by_page, pfn_of (l->ptr), &existed);
+  l->page_next = NIL;
+  if (!existed)
+    {
+      l->page_prev = NIL;
+      pg->value = (guint64) slot << 32 | slot;
+    }
+  else
+    {
+      guint32 tail = (guint32) pg->value;
+      l->page_prev = tail;
+      life_at (c, tail)->page_next = slot;
+      pg->value = (pg->value & G_GUINT64_CONSTANT (0xffffffff00000000)) | slot;
+    }
+  l->paged = TRUE;
+}
+
+static void
+page_unlink (Collect *c, guint32 slot)
+{
+  Life *l = life_at (c, slot);
+  SimIdPair *pg = sim_idmap_lookup (c->by_page, pfn_of (l->ptr));
+  guint32 head = (guint32) (pg->value >> 32), tail = (guint32) pg->value;
+  if (l->page_prev == NIL)
+    head = l->page_next;
+  else
+    life_at (c, l->page_prev)->page_next = l->page_next;
+  if (l->page_next == NIL)
+    tail = l->page_prev;
+  else
+    life_at (c, l->page_next)->page_prev = l->page_prev;
+  l->paged = FALSE;
+  if (head == NIL)
+    sim_idmap_remove_entry (c->by_page, pg);
+  else
+    pg->value = (guint64) head << 32 | tail;
+}
+
+/* A slot for a new lifetime (the caller fills it). */
+static guint32
+life_new (Collect *c)
+{
+  guint32 slot = c->free_slot;
+  if (slot != NIL)
+    c->free_slot = life_at (c, slot)->page_next;
+  else
+    {
+      g_assert (c->lives->len < NIL);
+      slot = c->lives->len;
+      g_array_set_size (c->lives, c->lives->len + 1);
+    }
+  c->live_records++;
+  return slot;
+}
+
+/* The lifetime in @slot is over (its ptr already out of live_of): out of
+ * its lists, its slot free. */
+static void
+life_end (Collect *c, guint32 slot)
+{
+  Life *l = life_at (c, slot);
   l->live = FALSE;
+  if (l->paged)
+    page_unlink (c, slot);
+  if (l->in_mm)
+    mm_unlink (c, slot);
+  Mm *mm = l->mm;
+  l->mm = NULL;
+  l->page_next = c->free_slot;
+  c->free_slot = slot;
+  c->live_records--;
+  mm_unref (c, mm);
+}
+
+/* Event @c->index (timestamp @ts) joins the window; what no placement can
+ * look at any more leaves it.
+ *
+ * What place() reads: a free is placed by a binary search over the
+ * ordinals after its allocation and before its evidence, for the first
+ * event later than its time x.  x is the evidence's time, or (kfree_rcu)
+ * max (evidence time - gp, allocation time) >= evidence time - gp.  When
+ * timestamps never run backwards, every event at or before max_ts - gp is
+ * at or before any later x, so it answers "not later" to every probe and
+ * need not be kept: the window holds the events within one grace period
+ * of the latest, plus (if timestamps do run back) the most they have run
+ * back so far.  A dropped ordinal reads as "not later" (place() counts it
+ * as unsure if a dropped timestamp could have been later than x). */
+static void
+window_push (Collect *c, guint64 ts)
+{
+  if (c->index == 0 || ts > c->max_ts)
+    c->max_ts = ts;
+  else if (c->max_ts - ts > c->slack)
+    c->slack = c->max_ts - ts;
+  guint64 len = c->index - c->win_first;
+  if (len > c->win_mask)
+    {
+      /* full: double it; ordinals keep their place modulo the new size */
+      guint64 size = (c->win_mask + 1) * 2;
+      guint64 *w = g_new (guint64, size);
+      for (guint64 i = c->win_first; i < c->index; i++)
+        w[i & (size - 1)] = c->win[i & c->win_mask];
+      g_free (c->win);
+      c->win = w;
+      c->win_mask = size - 1;
+    }
+  c->win[c->index & c->win_mask] = ts;
+  guint64 span = c->gp + c->slack;
+  if (c->max_ts >= span)
+    {
+      guint64 before = c->max_ts - span;
+      while (c->win_first < c->index)
+        {
+          guint64 t = c->win[c->win_first & c->win_mask];
+          if (t > before)
+            break;
+          if (!c->dropped || t > c->dropped_max)
+            c->dropped_max = t;
+          c->dropped = TRUE;
+          c->win_first++;
+        }
+    }
+  if (c->index + 1 - c->win_first > c->window_peak)
+    c->window_peak = c->index + 1 - c->win_first;
+}
+
+/* Where in the stream a free of time @x of the lifetime allocated at
+ * ordinal @alloc goes: before the first event later than @x (timestamps
+ * are in order in a trace; if not, the bounds still keep it inside its own
+ * lifetime), after its allocation, before the evidence (this event).  The
+ * search probes the ordinals it always has; see window_push() for which
+ * are kept. */
+static guint64
+place (Collect *c, guint64 alloc, guint64 x)
+{
+  guint64 lo = alloc + 1, hi = c->index;
+  if (x >= c->max_ts)
+    return hi;             /* no event so far is later */
+  gboolean blind = FALSE;
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      gboolean later;
+      if (mid >= c->win_first)
+        later = c->win[mid & c->win_mask] > x;
+      else
+        {
+          later = FALSE;
+          blind = TRUE;
+        }
+      if (later)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  if (blind && c->dropped && c->dropped_max > x)
+    c->unsure++;
+  return lo;
+}
+
+/* The lifetime in @slot ended with no free event; the evidence is @ev. */
+static void
+reveal (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence why)
+{
+  Life *l = life_at (c, slot);
   sim_idmap_remove (c->live_of, l->ptr, NULL);
   if (why == SIM_UNTRACED_BY_REUSE)
     c->out->by_reuse++;
@@ -88,6 +341,7 @@ reveal (Collect *c, guint idx, const SimTraceEvent *ev, SimUntracedEvidence why)
   if (why != SIM_UNTRACED_BY_REUSE)
     sim_idmap_insert (c->ended, l->ptr, NULL);
   SimUntracedFree f = { .ptr = l->ptr, .alloc_line = l->line, .evidence = why };
+  gboolean made = TRUE;
   if (why == SIM_UNTRACED_BY_MM_DESTROY)
     {
       /* mt_destroy_walk -> mt_free_bulk: kmem_cache_free_bulk, at once,
@@ -109,38 +363,22 @@ reveal (Collect *c, guint idx, const SimTraceEvent *ev, SimUntracedEvidence why)
       f.ts_ns = ev->ts_ns;
     }
   else
-    return;                /* the replay's implicit free handles it */
-  /* Where in the stream: before the first event later than its time
-   * (timestamps are in order in a trace; if not, the bounds still keep it
-   * inside its own lifetime), after its allocation, before the evidence. */
-  guint64 lo = l->index + 1, hi = c->index;
-  const guint64 *ts = (const guint64 *) (gpointer) c->ts->data;
-  while (lo < hi)
+    made = FALSE;          /* the replay's implicit free handles it */
+  if (made)
     {
-      guint64 mid = lo + (hi - lo) / 2;
-      if (ts[mid] > f.ts_ns)
-        hi = mid;
-      else
-        lo = mid + 1;
+      f.before_index = place (c, l->index, f.ts_ns);
+      g_array_append_val (c->out->frees, f);
     }
-  f.before_index = lo;
-  g_array_append_val (c->out->frees, f);
-}
-
-static void
-mm_free (gpointer p)
-{
-  Mm *mm = p;
-  g_array_unref (mm->lives);
-  g_free (mm);
+  life_end (c, slot);
 }
 
 static Mm *
 mm_new (Collect *c, gboolean lazy)
 {
   Mm *mm = g_new0 (Mm, 1);
-  mm->lives = g_array_new (FALSE, FALSE, sizeof (guint));
+  mm->head = mm->tail = NIL;
   mm->lazy = lazy;
+  mm->at = c->mms->len;
   g_ptr_array_add (c->mms, mm);
   return mm;
 }
@@ -157,19 +395,30 @@ task_of (Collect *c, gint32 pid)
   return t;
 }
 
+/* A task that refers to no address space is as good as one never seen. */
+static void
+task_done (Collect *c, gint32 pid, Task *t)
+{
+  if (t->cur == NULL && t->next == NULL && t->fork == NULL)
+    g_hash_table_remove (c->tasks, GINT_TO_POINTER (pid));
+}
+
 /* The tree of @mm is gone: every node of it still live was freed. */
 static void
 mm_destroy (Collect *c, Mm *mm, const SimTraceEvent *ev)
 {
-  for (guint i = 0; i < mm->lives->len; i++)
+  mm_ref (mm);             /* its last nodes may hold its last references */
+  for (guint32 s = mm->head; s != NIL;)
     {
-      guint idx = g_array_index (mm->lives, guint, i);
-      Life *l = &g_array_index (c->lives, Life, idx);
-      /* The root itself is the traced kfree @ev. */
+      Life *l = life_at (c, s);
+      guint32 next = l->mm_next;
+      mm_unlink (c, s);
+      /* The root itself is the traced kfree @ev: it stays live, off the list. */
       if (l->live && l->mm == mm && l->ptr != ev->ptr)
-        reveal (c, idx, ev, SIM_UNTRACED_BY_MM_DESTROY);
+        reveal (c, s, ev, SIM_UNTRACED_BY_MM_DESTROY);
+      s = next;
     }
-  g_array_set_size (mm->lives, 0);
+  mm_unref (c, mm);
 }
 
 static gboolean
@@ -206,23 +455,29 @@ mm_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
         return;
       Task *t = task_of (c, ev->pid);
       if (site_is (r, ev, "copy_process") || site_is (r, ev, "dup_mm"))
-        t->fork = mm_new (c, FALSE);
+        mm_assign (c, &t->fork, mm_new (c, FALSE));
       else if (site_is (r, ev, "mm_alloc"))
-        t->next = mm_new (c, FALSE);
+        mm_assign (c, &t->next, mm_new (c, FALSE));
+      task_done (c, ev->pid, t);
       return;
     }
   if (ev->kind != SIM_TRACE_KFREE || !site_is (r, ev, "__mt_destroy"))
     return;
   Task *t = task_of (c, ev->pid);
   const SimIdPair *v = sim_idmap_lookup (c->live_of, ev->ptr);
-  Mm *root = v ? g_array_index (c->lives, Life, v->value).mm : NULL;
+  /* The root's Life stays live (the kfree that follows ends it), and with
+   * it its reference to root. */
+  Mm *root = v ? life_at (c, (guint32) v->value)->mm : NULL;
   if (root)
     mm_destroy (c, root, ev);
   if (t->cur && t->cur != root && (t->cur->lazy || root == NULL))
     mm_destroy (c, t->cur, ev);
-  t->cur = t->next;
-  t->next = NULL;
-  t->fork = NULL;
+  Mm *next = t->next;
+  t->next = NULL;          /* its reference moves to cur */
+  mm_unref (c, t->cur);
+  t->cur = next;
+  mm_assign (c, &t->fork, NULL);
+  task_done (c, ev->pid, t);
 }
 
 /* Which mm a new maple node of @ev's task belongs to. */
@@ -238,7 +493,7 @@ mm_for_node (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
   if (t->next)
     return t->next;
   if (t->cur == NULL)
-    t->cur = mm_new (c, TRUE);
+    mm_assign (c, &t->cur, mm_new (c, TRUE));
   return t->cur;
 }
 
@@ -268,14 +523,16 @@ sim_untraced_collector_new (guint64 grace_period_ns)
   u->set.frees = g_array_new (FALSE, FALSE, sizeof (SimUntracedFree));
   u->c = (Collect) {
     .lives = g_array_new (FALSE, FALSE, sizeof (Life)),
+    .free_slot = NIL,
     .live_of = sim_idmap_new (sizeof (SimIdPair), 0),
     .by_page = sim_idmap_new (sizeof (SimIdPair), 0),
     .rcu_cache = g_hash_table_new (g_direct_hash, g_direct_equal),
     .tasks = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free),
     .ended = sim_idmap_new (8, 0),
-    .ts = g_array_new (FALSE, FALSE, sizeof (guint64)),
-    .mms = g_ptr_array_new_with_free_func (mm_free),
+    .mms = g_ptr_array_new_with_free_func (g_free),
     .gp = grace_period_ns,
+    .win = g_new (guint64, 1024),
+    .win_mask = 1023,
     .out = &u->set,
   };
   return u;
@@ -285,7 +542,7 @@ sim_untraced_collector_new (guint64 grace_period_ns)
 static void
 collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
 {
-  g_array_append_val (c->ts, ev->ts_ns);
+  window_push (c, ev->ts_ns);
   mm_event (c, r, ev);
   if (sim_trace_kind_is_slab_alloc (ev->kind))
     {
@@ -295,30 +552,30 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
         c->out->reused_after++;
       const SimIdPair *v = sim_idmap_lookup (c->live_of, ev->ptr);
       if (v)
-        reveal (c, (guint) v->value, ev, SIM_UNTRACED_BY_REUSE);
+        reveal (c, (guint32) v->value, ev, SIM_UNTRACED_BY_REUSE);
       if (sim_trace_internal_alloc_site (sim_trace_strings_get (r, ev->call_site_id)))
         return;
-      Life l = { .ptr = ev->ptr, .line = ev->line, .index = c->index, .ts = ev->ts_ns,
-                 .cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0,
-                 .rcu = cache_is_rcu (c, r, ev), .live = TRUE };
-      guint idx = c->lives->len;
-      if (l.rcu)
+      gboolean rcu = cache_is_rcu (c, r, ev);
+      Mm *mm = rcu ? mm_for_node (c, r, ev) : NULL;
+      guint32 slot = life_new (c);
+      Life *l = life_at (c, slot);
+      *l = (Life) { .ptr = ev->ptr, .line = ev->line, .index = c->index, .ts = ev->ts_ns,
+                    .cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0, .rcu = rcu, .live = TRUE,
+                    .mm = mm, .mm_next = NIL, .mm_prev = NIL };
+      if (mm)
         {
-          l.mm = mm_for_node (c, r, ev);
-          if (l.mm)
-            g_array_append_val (l.mm->lives, idx);
+          mm_ref (mm);
+          l->mm_prev = mm->tail;
+          if (mm->tail == NIL)
+            mm->head = slot;
+          else
+            life_at (c, mm->tail)->mm_next = slot;
+          mm->tail = slot;
+          l->in_mm = TRUE;
         }
-      g_array_append_val (c->lives, l);
-      sim_idmap_set (c->live_of, ev->ptr, idx);
+      sim_idmap_set (c->live_of, ev->ptr, slot);
       if (in_direct_map (ev->ptr))
-        {
-          SimIdPair *pg = sim_idmap_insert (c->by_page, (ev->ptr - SIM_DIRECT_MAP_BASE) >> 12,
-                                            NULL);
-          if (pg->value == 0)
-            pg->value = (gsize) g_array_new (FALSE, FALSE, sizeof (guint));
-          GArray *list = (GArray *) (gsize) pg->value;
-          g_array_append_val (list, idx);
-        }
+        page_link (c, slot);
     }
   else if (sim_trace_kind_is_slab_free (ev->kind))
     {
@@ -328,7 +585,7 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
         c->out->contradicted++;
       guint64 v;
       if (ev->ptr && sim_idmap_take (c->live_of, ev->ptr, &v))
-        g_array_index (c->lives, Life, v).live = FALSE;
+        life_end (c, (guint32) v);
     }
   else if (ev->kind == SIM_TRACE_PAGE_FREE || ev->kind == SIM_TRACE_PAGE_FREE_BATCHED
            || ev->kind == SIM_TRACE_PAGE_FREE_DIRECT || ev->kind == SIM_TRACE_PAGEVEC_FREE)
@@ -340,17 +597,22 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
         return;
       for (guint64 p = ev->pfn; p < ev->pfn + (G_GUINT64_CONSTANT (1) << order); p++)
         {
-          GArray *list = (GArray *) (gsize) sim_idmap_get (c->by_page, p, 0);
-          if (list == NULL)
+          SimIdPair *pg = sim_idmap_lookup (c->by_page, p);
+          if (pg == NULL)
             continue;
-          for (guint i = 0; i < list->len; i++)
+          /* the page's list leaves the map first: the reveals end every
+           * lifetime on it without unlinking one by one */
+          guint32 s = (guint32) (pg->value >> 32);
+          sim_idmap_remove_entry (c->by_page, pg);
+          while (s != NIL)
             {
-              guint idx = g_array_index (list, guint, i);
-              if (g_array_index (c->lives, Life, idx).live)
-                reveal (c, idx, ev, SIM_UNTRACED_BY_PAGE_FREE);
+              Life *l = life_at (c, s);
+              guint32 next = l->page_next;
+              l->paged = FALSE;
+              g_assert (l->live);
+              reveal (c, s, ev, SIM_UNTRACED_BY_PAGE_FREE);
+              s = next;
             }
-          sim_idmap_remove (c->by_page, p, NULL);
-          g_array_unref (list);
         }
     }
 }
@@ -363,6 +625,36 @@ sim_untraced_collector_feed (SimUntracedCollector *u, const SimTraceStrings *str
     collect_event (&u->c, strs, &ev[i]);
 }
 
+guint64
+sim_untraced_collector_final_before (const SimUntracedCollector *u)
+{
+  return u->c.win_first;
+}
+
+const GArray *
+sim_untraced_collector_frees (const SimUntracedCollector *u)
+{
+  return u->set.frees;
+}
+
+void
+sim_untraced_collector_stats (const SimUntracedCollector *u, SimUntracedStats *out)
+{
+  const Collect *c = &u->c;
+  *out = (SimUntracedStats) {
+    .records = c->live_records,
+    .records_peak = c->lives->len,
+    .pages = sim_idmap_size (c->by_page),
+    .tasks = g_hash_table_size (c->tasks),
+    .mms = c->mms->len,
+    .ended = sim_idmap_size (c->ended),
+    .window = c->index - c->win_first,
+    .window_peak = c->window_peak,
+    .frees = c->out->frees->len,
+    .unsure = c->unsure,
+  };
+}
+
 void
 sim_untraced_collector_free (SimUntracedCollector *u)
 {
@@ -371,14 +663,11 @@ sim_untraced_collector_free (SimUntracedCollector *u)
   Collect *c = &u->c;
   g_array_unref (c->lives);
   sim_idmap_free (c->live_of);
-  guint64 cur = 0;
-  for (SimIdPair *e; (e = sim_idmap_next (c->by_page, &cur)) != NULL;)
-    g_array_unref ((GArray *) (gsize) e->value);
   sim_idmap_free (c->by_page);
   g_hash_table_destroy (c->rcu_cache);
   g_hash_table_destroy (c->tasks);
   sim_idmap_free (c->ended);
-  g_array_unref (c->ts);
+  g_free (c->win);
   g_ptr_array_unref (c->mms);
   sim_untraced_set_clear (&u->set);
   g_free (u);

@@ -31,6 +31,8 @@
  * about pages), and only lifetimes the trace saw begin.  Objects whose
  * pointer never returns and whose page stays allocated remain live, as
  * they would in any replay.
+ * The pass holds the live lifetimes, the pages holding one and one grace
+ * period of timestamps, not the trace (untraced.c says how).
  */
 #pragma once
 
@@ -83,6 +85,33 @@ void sim_untraced_collector_feed (SimUntracedCollector *u, const SimTraceStrings
 void sim_untraced_collector_finish (SimUntracedCollector *u, SimUntracedSet *out);
 /* Abandon @u (NULL: nothing). */
 void sim_untraced_collector_free (SimUntracedCollector *u);
+
+/* Every free placed before the event of this ordinal (before_index < it)
+ * has been collected: no later feed adds one there (a kfree_rcu looks back
+ * at most a grace period, see untraced.c).  It follows the events fed,
+ * about one grace period of trace time behind; after the last feed, every
+ * free is final. */
+guint64 sim_untraced_collector_final_before (const SimUntracedCollector *u);
+/* The frees collected so far, in the order found (sorted only by
+ * _finish); valid until the next feed. */
+const GArray *sim_untraced_collector_frees (const SimUntracedCollector *u);
+
+/* What the collector holds now (for tests and docs/perf/untraced-12.md):
+ * memory follows the live objects and one grace period of events, not the
+ * trace's length. */
+typedef struct {
+  guint64 records, records_peak; /* lifetime records live / slots ever made */
+  guint64 pages;                 /* direct-map pages holding a live lifetime */
+  guint64 tasks, mms;            /* tasks and address spaces tracked */
+  guint64 ended;                 /* pointers closed by a page free or tree end,
+                                  * not seen again (bounded by the addresses) */
+  guint64 window, window_peak;   /* timestamps kept */
+  guint64 frees;                 /* inferred frees so far (the output) */
+  guint64 unsure;                /* placements that read past a dropped timestamp
+                                  * that may have been later than theirs (only
+                                  * if timestamps run backwards; 0 in order) */
+} SimUntracedStats;
+void sim_untraced_collector_stats (const SimUntracedCollector *u, SimUntracedStats *out);
 
 /* Read @trace once (its own decode) and collect the set. */
 gboolean sim_untraced_collect (const char *trace, gboolean lenient, guint64 grace_period_ns,
