@@ -1248,7 +1248,8 @@ lane_active (const Lane *l)
   return !l->failed && l->rp;
 }
 
-/* Take every chunk published and not yet taken; then finish when asked. */
+/* Take the chunks published and not yet taken (one a turn when the lanes
+ * outnumber the threads); then finish when asked. */
 static void
 lane_run (Lane *l)
 {
@@ -1266,6 +1267,18 @@ lane_run (Lane *l)
       l->failed = !ok;
       l->pos++;
       g_cond_broadcast (&f->cond);
+      /* More lanes than threads: one chunk a turn.  The lane goes to
+       * the back of the pool's queue (still queued), so the lanes share
+       * the threads chunk by chunk and none is left alone at the end
+       * with several chunks to go (docs/perf/allocs4-12.md); its own
+       * chunks still run in order, one thread at a time. */
+      if (f->pool && lane_active (l) && l->pos < f->published
+          && (guint) g_thread_pool_get_max_threads (f->pool) < f->n)
+        {
+          g_thread_pool_push (f->pool, l, NULL);
+          g_mutex_unlock (&f->lock);
+          return;
+        }
     }
   if (l->finishing && l->rp && !l->failed)
     {
