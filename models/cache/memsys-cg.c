@@ -19,6 +19,9 @@
  * memsys-internal.h).  The batch loop has a copy
  * with Cachegrind's default ways (8 and 16) as constants, and prefetches
  * the host lines of the sets REFS_AHEAD references ahead (cg_prefetch_n).
+ * A 16-way lookup has two forms with the same result, a loop and a
+ * branch-free SSE2 one, and each batch takes the one that suits where the
+ * previous batch's LL hits were (cg_ref_16).
  */
 #include "models/cache/memsys-internal.h"
 
