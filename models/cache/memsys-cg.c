@@ -19,6 +19,9 @@
  * memsys-internal.h).  The batch loop has a copy
  * with Cachegrind's default ways (8 and 16) as constants, and prefetches
  * the host lines of the sets REFS_AHEAD references ahead (cg_prefetch_n).
+ * A 16-way lookup has two forms with the same result, a loop and a
+ * branch-free SSE2 one, and each batch takes the one that suits where the
+ * previous batch's LL hits were (cg_ref_16).
  */
 #include "models/cache/memsys-internal.h"
 
@@ -84,14 +87,14 @@ cg_shift_hit (guint64 *t, guint w, guint n)
     }
 }
 
+/* Look up @block in the @n ways of set @t from way @first on (the ways
+ * before it are known not to hold it) and move it to the front. */
 static ALWAYS_INLINE gboolean
-cg_ref_n (guint64 *t, guint64 block, guint n)
+cg_ref_from (guint64 *t, guint64 block, guint n, guint first)
 {
-  if (t[0] == block)
-    return FALSE;
   guint w = n;
 #pragma GCC unroll 16
-  for (guint i = 1; i < n; i++)
+  for (guint i = first; i < n; i++)
     if (t[i] == block)
       {
         w = i;
@@ -108,11 +111,111 @@ cg_ref_n (guint64 *t, guint64 block, guint n)
   return FALSE;
 }
 
-/* The set of @block in level @L; @n its ways when the caller knows them
- * (a constant), 0 to dispatch on L->ways here. */
 static ALWAYS_INLINE gboolean
-cg_ref (Level *L, guint64 block, guint n)
+cg_ref_n (guint64 *t, guint64 block, guint n)
 {
+  if (t[0] == block)
+    return FALSE;
+  return cg_ref_from (t, block, n, 1);
+}
+
+#ifdef __SSE2__
+/* cg_keep16[w][i]: all ones where a hit in way w leaves way i in place
+ * (the ways after it). */
+#define KEEP(w, i) ((i) > (w) ? G_MAXUINT64 : 0)
+#define KEEP_ROW(w) { KEEP (w, 0), KEEP (w, 1), KEEP (w, 2), KEEP (w, 3), KEEP (w, 4), \
+    KEEP (w, 5), KEEP (w, 6), KEEP (w, 7), KEEP (w, 8), KEEP (w, 9), KEEP (w, 10), \
+    KEEP (w, 11), KEEP (w, 12), KEEP (w, 13), KEEP (w, 14), KEEP (w, 15) }
+static const guint64 cg_keep16[16][16] __attribute__ ((aligned (16))) = {
+  KEEP_ROW (0), KEEP_ROW (1), KEEP_ROW (2), KEEP_ROW (3), KEEP_ROW (4), KEEP_ROW (5),
+  KEEP_ROW (6), KEEP_ROW (7), KEEP_ROW (8), KEEP_ROW (9), KEEP_ROW (10), KEEP_ROW (11),
+  KEEP_ROW (12), KEEP_ROW (13), KEEP_ROW (14), KEEP_ROW (15),
+};
+#undef KEEP_ROW
+#undef KEEP
+
+/* Ways 2 to 15 of a 16-way set without a branch on where the block is:
+ * where a hit lands in a full 16-way set can be as good as random
+ * (gen-20m's LL hits are spread evenly over the 16 ways), and then the
+ * search loop's exit and the shift's jump are each a mispredicted branch.
+ * The ways are compared eight 32-bit pairs at a time; the move to front is
+ * a blend of the set and the set shifted one way up, for the ways up to
+ * the hit (all but the last on a miss), so that every set write is the
+ * same eight 16-byte stores.  About 85 instructions: dearer than the
+ * loop when the hit is near the front (see cg_ref_16). */
+static ALWAYS_INLINE gboolean
+cg_ref_16_sse (guint64 *t, guint64 block)
+{
+  __m128i b = _mm_set1_epi64x ((gint64) block);
+  __m128i v[8];
+#pragma GCC unroll 8
+  for (guint j = 0; j < 8; j++)
+    v[j] = _mm_loadu_si128 ((const __m128i *) (t + 2 * j));
+  /* One bit per 32-bit half, way i at bits 2i and 2i + 1. */
+  __m128i lo = _mm_packs_epi16 (_mm_packs_epi32 (_mm_cmpeq_epi32 (v[0], b),
+                                                 _mm_cmpeq_epi32 (v[1], b)),
+                                _mm_packs_epi32 (_mm_cmpeq_epi32 (v[2], b),
+                                                 _mm_cmpeq_epi32 (v[3], b)));
+  __m128i hi = _mm_packs_epi16 (_mm_packs_epi32 (_mm_cmpeq_epi32 (v[4], b),
+                                                 _mm_cmpeq_epi32 (v[5], b)),
+                                _mm_packs_epi32 (_mm_cmpeq_epi32 (v[6], b),
+                                                 _mm_cmpeq_epi32 (v[7], b)));
+  guint32 m = (guint32) _mm_movemask_epi8 (lo) | (guint32) _mm_movemask_epi8 (hi) << 16;
+  m &= (m >> 1) & 0x55555555u;
+  /* The hit's way, or 15 on a miss (the last way drops out). */
+  guint w = (guint) __builtin_ctz (m | 0x40000000u) >> 1;
+  const __m128i *keep = (const __m128i *) cg_keep16[w];
+  /* Ways 0 and 1 (w >= 2): the new block and the old way 0. */
+  _mm_storeu_si128 ((__m128i *) t, _mm_unpacklo_epi64 (b, v[0]));
+#pragma GCC unroll 7
+  for (guint j = 1; j < 8; j++)
+    {
+      /* (t[2j - 1], t[2j]) */
+      __m128i up = _mm_castpd_si128 (_mm_shuffle_pd (_mm_castsi128_pd (v[j - 1]),
+                                                     _mm_castsi128_pd (v[j]), 1));
+      _mm_storeu_si128 ((__m128i *) (t + 2 * j),
+                        _mm_xor_si128 (up, _mm_and_si128 (_mm_xor_si128 (up, v[j]), keep[j])));
+    }
+  return m == 0;
+}
+#endif
+
+/* 16 ways (the default LL): ways 0 and 1 first, by branches; the rest with
+ * the loop or, when @sse, branch-free (cg_ref_16_sse).  *@deep counts the
+ * lookups that get past way 1, from which cg_refs picks @sse per batch: a
+ * walk whose LL hits are nearly all in the first ways (caches.md's walk:
+ * 85 % in ways 0 and 1, most of the rest in 2 and 3) wants the loop, a
+ * trace whose hits are spread over the set (gen-20m: 87 % past way 1) the
+ * branch-free code.  Both give the same set, so the choice changes no
+ * result. */
+static ALWAYS_INLINE gboolean
+cg_ref_16 (guint64 *t, guint64 block, gboolean sse, guint *deep)
+{
+  if (t[0] == block)
+    return FALSE;
+  if (t[1] == block)
+    {
+      t[1] = t[0];
+      t[0] = block;
+      return FALSE;
+    }
+  (*deep)++;
+#ifdef __SSE2__
+  if (sse)
+    return cg_ref_16_sse (t, block);
+#else
+  (void) sse;
+#endif
+  return cg_ref_from (t, block, 16, 2);
+}
+
+/* The set of @block in level @L; @n its ways when the caller knows them
+ * (a constant), 0 to dispatch on L->ways here.  @sse, @deep: cg_ref_16. */
+static ALWAYS_INLINE gboolean
+cg_ref (Level *L, guint64 block, guint n, gboolean sse, guint *deep)
+{
+  if (n == 16)
+    return cg_ref_16 (L->tag + (gsize) (block & L->set_mask) * 16, block, sse, deep);
   if (n)
     return cg_ref_n (L->tag + (gsize) (block & L->set_mask) * n, block, n);
   guint64 *t = L->tag + set_base (L, 0, block);
@@ -120,17 +223,17 @@ cg_ref (Level *L, guint64 block, guint n)
     {
     case 4:  return cg_ref_n (t, block, 4);
     case 8:  return cg_ref_n (t, block, 8);
-    case 16: return cg_ref_n (t, block, 16);
+    case 16: return cg_ref_16 (t, block, sse, deep);
     default: return cg_ref_n (t, block, L->ways);
     }
 }
 
 /* One reference: D1 for every line it touches, then (on a D1 miss of any of
  * them) the LL for every line.  @n1, @n2: the levels' ways, or 0 (see
- * cg_ref). */
+ * cg_ref); @sse, @deep: cg_ref_16. */
 static ALWAYS_INLINE void
 cg_apply (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind, SimMemClass cls,
-          guint n1, guint n2)
+          guint n1, guint n2, gboolean sse, guint *deep)
 {
   SimCpuMemStats *st = &ms->stats[0];
   /* Cachegrind books a modify as a read. */
@@ -139,14 +242,15 @@ cg_apply (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind, SimMemClas
   guint64 last = addr + (size ? size - 1 : 0);
   guint64 b1 = addr >> d1->line_shift, b2 = last >> d1->line_shift;
   gboolean miss;
+  guint d1_deep = 0;   /* only the LL's count */
   st->level[0].accesses[k]++;
   if (G_LIKELY (b1 == b2))
-    miss = cg_ref (d1, b1, n1);
+    miss = cg_ref (d1, b1, n1, FALSE, &d1_deep);
   else
     {
       miss = FALSE;
       for (guint64 b = b1; b <= b2; b++)
-        miss |= cg_ref (d1, b, n1);
+        miss |= cg_ref (d1, b, n1, FALSE, &d1_deep);
     }
   if (!miss)
     return;
@@ -157,12 +261,12 @@ cg_apply (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind, SimMemClas
   b1 = addr >> ll->line_shift;
   b2 = last >> ll->line_shift;
   if (G_LIKELY (b1 == b2))
-    miss = cg_ref (ll, b1, n2);
+    miss = cg_ref (ll, b1, n2, sse, deep);
   else
     {
       miss = FALSE;
       for (guint64 b = b1; b <= b2; b++)
-        miss |= cg_ref (ll, b, n2);
+        miss |= cg_ref (ll, b, n2, sse, deep);
     }
   if (miss)
     {
@@ -176,7 +280,8 @@ guint32
 memsys_cg_access (SimMemSys *ms, guint64 addr, guint32 size, SimAccKind kind,
                   SimMemClass cls)
 {
-  cg_apply (ms, addr, size, kind, cls, 0, 0);
+  guint deep = 0;
+  cg_apply (ms, addr, size, kind, cls, 0, 0, FALSE, &deep);
   return 0;
 }
 
@@ -207,31 +312,40 @@ cg_prefetch_n (const SimMemSys *ms, guint64 addr, guint n1, guint n2)
 }
 
 /* A batch in Cachegrind mode, with the levels' ways @n1, @n2 as constants
- * (or 0).  The refs' CPU fields are not looked at: one CPU, as under
- * Cachegrind. */
-static ALWAYS_INLINE void
-cg_refs (SimMemSys *ms, const SimMemRef *refs, gsize n, guint n1, guint n2)
+ * (or 0) and @sse for cg_ref_16.  The refs' CPU fields are not looked at:
+ * one CPU, as under Cachegrind.  Returns the LL lookups that got past way
+ * 1 (cg_ref_16). */
+static ALWAYS_INLINE guint
+cg_refs (SimMemSys *ms, const SimMemRef *refs, gsize n, guint n1, guint n2, gboolean sse)
 {
+  guint deep = 0;
   for (gsize i = 0; i < n; i++)
     {
       if (i + REFS_AHEAD < n)
         cg_prefetch_n (ms, refs[i + REFS_AHEAD].addr, n1, n2);
       const SimMemRef *r = &refs[i];
-      g_return_if_fail (r->kind < SIM_ACC_N);
-      cg_apply (ms, r->addr, r->size, (SimAccKind) r->kind, SIM_MEM_OTHER, n1, n2);
+      g_return_val_if_fail (r->kind < SIM_ACC_N, deep);
+      cg_apply (ms, r->addr, r->size, (SimAccKind) r->kind, SIM_MEM_OTHER, n1, n2, sse, &deep);
     }
+  return deep;
 }
 
 /* sim_memsys_access_refs's Cachegrind side: Cachegrind's default geometry
- * (and --D1/--LL of the same ways) gets its own copy of the loop with the
- * ways as constants. */
+ * (and --D1/--LL of the same ways) gets its own copies of the loop with the
+ * ways as constants.  After each batch, the LL code of the next one
+ * (cg_ref_16): branch-free when more than half of this batch's LL
+ * references got past way 1. */
 void
 memsys_cg_access_refs (SimMemSys *ms, const SimMemRef *refs, gsize n)
 {
+  const guint64 *acc = ms->stats[0].level[1].accesses;
+  guint64 ll0 = acc[SIM_ACC_READ] + acc[SIM_ACC_WRITE];
+  guint deep;
   if (ms->lv[0].ways == 8 && ms->lv[1].ways == 16)
-    cg_refs (ms, refs, n, 8, 16);
+    deep = ms->cg_sse ? cg_refs (ms, refs, n, 8, 16, TRUE) : cg_refs (ms, refs, n, 8, 16, FALSE);
   else
-    cg_refs (ms, refs, n, 0, 0);
+    deep = cg_refs (ms, refs, n, 0, 0, ms->cg_sse);
+  ms->cg_sse = 2 * (guint64) deep > acc[SIM_ACC_READ] + acc[SIM_ACC_WRITE] - ll0;
 }
 
 /* ---- Construction -------------------------------------------------------- */

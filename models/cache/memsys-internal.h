@@ -71,6 +71,7 @@ typedef struct {
 
 struct SimMemSys {
   SimMemSysMode      mode;
+  gboolean           cg_sse;       /* Cachegrind mode: memsys-cg.c's choice of LL code */
   const SimMachine  *m;
   guint              n_cpus, n_levels, n_private, n_cores, n_dom;
   guint              line_shift;

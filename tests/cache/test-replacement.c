@@ -414,6 +414,128 @@ test_cachegrind_straddle (void **state)
   assert_int_equal (s->level[1].misses[SIM_ACC_READ], 3);
 }
 
+/* A Cachegrind-mode level for the reference: move-to-front sets. */
+typedef struct {
+  RefSet set[8];
+  guint  sets;
+} RefLevel;
+
+/* Look @line up in @L, move it to the front; TRUE on a miss.  *@deep
+ * counts the lookups that do not find it in the first two ways. */
+static gboolean
+ref_level_touch (RefLevel *L, guint64 line, guint *deep)
+{
+  RefSet *s = &L->set[line % L->sets];
+  guint pos = s->n;
+  for (guint k = 0; k < s->n; k++)
+    if (s->line[k] == line)
+      pos = k;
+  *deep += pos >= 2;
+  gboolean miss = !ref_find_remove (s, line);
+  ref_push (s, line);
+  return miss;
+}
+
+/* Cachegrind mode's batches (sim_memsys_access_refs: the loop with the
+ * ways as constants for 8 and 16, the other with them at run time, and
+ * the two forms of the 16-way LL lookup it picks per batch) against a
+ * move-to-front reference: every counter after each batch, and which
+ * lines each level holds.  The trace alternates phases whose LL hits are
+ * spread over the whole set (each line as likely as any other) with
+ * phases of two hot lines per LL set, twice what the D1 holds (LL hits in
+ * the first ways), in
+ * batches of 1 to 300 references, some straddling two lines. */
+static void
+run_cachegrind_batches (guint d1_ways, guint d1_sets, guint ll_sets, guint64 seed)
+{
+  const guint ll_ways = 16;
+  GError *error = NULL;
+  g_autoptr (SimMemSys) ms = sim_memsys_new_cachegrind ((guint64) d1_ways * d1_sets * 64,
+                                                         d1_ways, 64,
+                                                         (guint64) ll_ways * ll_sets * 64,
+                                                         ll_ways, 64, &error);
+  assert_non_null (ms);
+  assert_true (d1_sets <= 8 && ll_sets <= 8 && d1_ways <= REF_MAX);
+  RefLevel d1 = { .sets = d1_sets }, ll = { .sets = ll_sets };
+  for (guint i = 0; i < 8; i++)
+    {
+      d1.set[i] = (RefSet) { .cap = d1_ways };
+      ll.set[i] = (RefSet) { .cap = ll_ways };
+    }
+  guint64 acc[2][SIM_ACC_N] = { { 0 } }, miss[2][SIM_ACC_N] = { { 0 } };
+  guint unused = 0, sse_batches = 0, loop_batches = 0;
+  guint universe = ll_sets * ll_ways + ll_sets * ll_ways / 4;
+  guint64 x = seed;
+  SimMemRef refs[300];
+  for (guint round = 0; round < 400; round++)
+    {
+      gboolean spread = round % 4 < 2;
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      guint n = round % 7 == 0 ? 1 : 1 + (guint) ((x >> 33) % 300);
+      guint deep = 0;
+      guint64 ll_refs = acc[1][SIM_ACC_READ] + acc[1][SIM_ACC_WRITE];
+      for (guint i = 0; i < n; i++)
+        {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          guint64 line = spread ? (x >> 20) % universe : (x >> 20) % (2 * ll_sets);
+          guint64 addr = LINE (line) + ((x >> 50) % 16 == 0 ? 60 : 8);   /* 60: straddles */
+          SimAccKind kind = (SimAccKind) ((x >> 44) % 3);
+          refs[i] = (SimMemRef) { addr, 8, 0, (guint8) kind, 0 };
+          SimAccKind k = kind == SIM_ACC_RMW ? SIM_ACC_READ : kind;
+          guint64 b1 = addr / 64, b2 = (addr + 7) / 64;
+          gboolean m1 = FALSE, m2 = FALSE;
+          for (guint64 b = b1; b <= b2; b++)
+            m1 |= ref_level_touch (&d1, b, &unused);
+          acc[0][k]++;
+          if (!m1)
+            continue;
+          miss[0][k]++;
+          acc[1][k]++;
+          for (guint64 b = b1; b <= b2; b++)
+            m2 |= ref_level_touch (&ll, b, &deep);
+          miss[1][k] += m2;
+        }
+      sim_memsys_access_refs (ms, refs, n);
+      /* The rule by which the model picks the next batch's LL lookup. */
+      ll_refs = acc[1][SIM_ACC_READ] + acc[1][SIM_ACC_WRITE] - ll_refs;
+      *(2 * (guint64) deep > ll_refs ? &sse_batches : &loop_batches) += 1;
+      const SimCpuMemStats *st = sim_memsys_cpu_stats (ms, 0);
+      for (guint l = 0; l < 2; l++)
+        for (guint k = 0; k < SIM_ACC_N; k++)
+          if (st->level[l].accesses[k] != acc[l][k] || st->level[l].misses[k] != miss[l][k])
+            {
+              print_error ("D1 %u-way: after batch %u, level %u kind %u: model %"
+                           G_GUINT64_FORMAT " accesses %" G_GUINT64_FORMAT " misses, "
+                           "reference %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+                           d1_ways, round, l, k, st->level[l].accesses[k],
+                           st->level[l].misses[k], acc[l][k], miss[l][k]);
+              fail ();
+            }
+      for (guint64 y = 0; y <= universe; y++)
+        {
+          gboolean in[2] = { FALSE, FALSE };
+          RefLevel *lv[2] = { &d1, &ll };
+          for (guint l = 0; l < 2; l++)
+            {
+              RefSet *rs = &lv[l]->set[y % lv[l]->sets];
+              for (guint k = 0; k < rs->n; k++)
+                in[l] |= rs->line[k] == y;
+              assert_int_equal (sim_memsys_holds (ms, 0, l, LINE (y)), in[l]);
+            }
+        }
+    }
+  /* Both forms of the LL lookup were chosen, many times each. */
+  assert_true (sse_batches >= 100 && loop_batches >= 100);
+}
+
+static void
+test_cachegrind_batches_match_reference (void **state)
+{
+  (void) state;
+  run_cachegrind_batches (8, 1, 8, 1);   /* the default ways: constant-ways loop */
+  run_cachegrind_batches (4, 2, 8, 2);   /* the loop with the ways at run time */
+}
+
 static void
 test_bad_geometry (void **state)
 {
@@ -456,6 +578,7 @@ main (void)
     cmocka_unit_test (test_lru_ranks_match_reference),
     cmocka_unit_test (test_straddle_full),
     cmocka_unit_test (test_cachegrind_straddle),
+    cmocka_unit_test (test_cachegrind_batches_match_reference),
     cmocka_unit_test (test_bad_geometry),
   };
   return cmocka_run_group_tests_name ("cache-replacement", tests, NULL, NULL);
