@@ -247,15 +247,16 @@ sim_native_convert_reader (SimTraceReader *r, const char *out_path, guint64 *eve
   g_autoptr (GOutputStream) out = g_buffered_output_stream_new_sized (sim_output_stream (file),
                                                                       1 << 20);
   GError *local = NULL;   /* write errors: they name out_path */
+  GError *read_error = NULL;   /* the trace's (seen even when the caller passes no @error) */
   g_autoptr (SimNativeWriter) w = sim_native_writer_new (out, r, &local);
   SimTraceEvent ev;
   gboolean read_failed = FALSE;
   if (w != NULL)
     {
-      while (sim_trace_reader_next (r, &ev, error))
+      while (sim_trace_reader_next (r, &ev, &read_error))
         if (!sim_native_writer_add (w, &ev, &local))
           break;
-      read_failed = local == NULL && error && *error;
+      read_failed = local == NULL && read_error != NULL;
       if (local == NULL && !read_failed)
         sim_native_writer_finish (w, &local);
     }
@@ -265,6 +266,9 @@ sim_native_convert_reader (SimTraceReader *r, const char *out_path, guint64 *eve
     {
       if (local)
         g_set_error_literal (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, local->message);
+      else
+        g_propagate_error (error, g_steal_pointer (&read_error));
+      g_clear_error (&read_error);
       g_clear_error (&local);
       sim_output_abort (file);
       return FALSE;

@@ -717,6 +717,36 @@ hex8 (const char *v, guint64 *out)
 }
 #endif
 
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+/* The value of the @n (1 to 8) decimal digits at @p, eight bytes of which
+ * are readable; FALSE when one is no digit.  Leading '0's stand in for the
+ * bytes after them (a left shift: the first digit is the lowest byte), the
+ * digits are checked as hex8 checks, and combined pairwise in three
+ * multiplications (Lemire's parse_eight_digits_unrolled). */
+static inline gboolean
+dec8 (const char *p, guint n, guint64 *out)
+{
+  guint64 w;
+  memcpy (&w, p, 8);
+  guint sh = 8 * (8 - n);
+  if (sh)
+    w = (w << sh) | ((SWAR_ONES * '0') & ((G_GUINT64_CONSTANT (1) << sh) - 1));
+  if (w & SWAR_HIGHS)
+    return FALSE;
+  guint64 digit = (w + SWAR_ONES * (0x80 - '0')) & ~(w + SWAR_ONES * (0x80 - '9' - 1));
+  if ((digit & SWAR_HIGHS) != SWAR_HIGHS)
+    return FALSE;
+  w -= SWAR_ONES * '0';
+  w = w * 10 + (w >> 8);
+  w = (((w & G_GUINT64_CONSTANT (0x000000ff000000ff)) *
+        (100 + (G_GUINT64_CONSTANT (1000000) << 32))) +
+       (((w >> 16) & G_GUINT64_CONSTANT (0x000000ff000000ff)) *
+        (1 + (G_GUINT64_CONSTANT (10000) << 32)))) >> 32;
+  *out = w;
+  return TRUE;
+}
+#endif
+
 /* A pointer: hex with or without 0x, or a NULL spelling.  *digits is the
  * printed width (for the hashed-pointer vote; 0 with a 0x prefix). */
 static gboolean
@@ -1136,15 +1166,22 @@ static LineResult
 parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
             GString **msg)
 {
-  /* ftrace pads the task name to 16 columns: spaces a word at a time */
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  /* ftrace pads the task name to 16 columns: spaces a word at a time, up
+   * to the first byte that is not one */
   while (e - p >= 8)
     {
       guint64 w;
       memcpy (&w, p, 8);
-      if (w != SWAR_ONES * ' ')
-        break;
+      guint64 x = w ^ (SWAR_ONES * ' ');
+      if (x)
+        {
+          p += __builtin_ctzll (x) >> 3;
+          break;
+        }
       p += 8;
     }
+#endif
   while (p < e && (*p == ' ' || *p == '\t'))
     p++;
   if (p == e || *p == '#')
@@ -1235,6 +1272,15 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
       {
         d++;
         int nd = 0;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+        /* ftrace's microseconds (6 digits) or up to 8, at once */
+        gsize fl = ts_end - d;
+        if (fl >= 1 && fl <= 8 && e - d >= 8 && dec8 (d, (guint) fl, &ns))
+          {
+            d = ts_end;
+            nd = (int) fl;
+          }
+#endif
         while (d < ts_end && *d >= '0' && *d <= '9' && nd < 9)
           ns = ns * 10 + (guint) (*d++ - '0'), nd++;
         while (d < ts_end && *d >= '0' && *d <= '9')

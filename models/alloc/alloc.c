@@ -22,17 +22,22 @@ core_reset (SimCoreState *cs, SimTime now)
 void
 sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
 {
+  const SimCoreSpec *core = sim_memsys_core (mem);
   op->mem = mem;
   op->cpu = cpu;
   op->t = now;
   op->cost = (SimCost) { 0 };
-  op->core = sim_memsys_core (mem);
+  op->core = core;
   op->hit_latency = sim_memsys_hit_latency (mem);
-  op->serial = op->core->fill_buffers <= 1;
+  op->serial = core->fill_buffers <= 1;
   op->instr_frac = 0;
   op->last = op->loads_done = now;
   op->uncharged = FALSE;
   op->cs = NULL;
+  op->rob = 0;
+  op->cpi_milli = core->cpi_milli;
+  op->sb_cap = MIN (core->store_buffer, SIM_CORE_MAX_STORES);
+  op->fb_lim = MIN (core->fill_buffers, SIM_CORE_MAX_MISSES);
   if (op->serial)
     return;
   gpointer *slot = sim_memsys_core_slot (mem, cpu);
@@ -42,6 +47,7 @@ sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
       core_reset (*slot, now);
     }
   op->cs = *slot;
+  op->rob = core->rob;
   /* A CPU's clock only moves forward; an operation that starts before the
    * latest time its pipeline reached is on another timeline (a unit test
    * driving calls by hand): it starts with nothing in flight. */
@@ -58,6 +64,7 @@ sim_op_begin_uncharged (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
   op->uncharged = TRUE;
   op->serial = TRUE;
   op->cs = NULL;
+  op->rob = 0;
 }
 
 static inline void
@@ -67,79 +74,103 @@ note_time (SimOp *op)
     op->cs->t_hi = op->t;
 }
 
+/* note_time where the op is known to keep a pipeline. */
+static inline void
+note_time_cs (SimOp *op, SimCoreState *cs)
+{
+  if (op->t > cs->t_hi)
+    cs->t_hi = op->t;
+}
+
 /* Dispatch time of @n instructions at cpi, charged to instructions. */
 static inline void
 advance_instr (SimOp *op, guint64 n)
 {
-  guint64 milli = (guint64) op->instr_frac + n * op->core->cpi_milli;
+  guint64 milli = (guint64) op->instr_frac + n * op->cpi_milli;
   guint64 c = milli / 1000;
-  op->instr_frac = (guint) (milli % 1000);
+  op->instr_frac = (guint) (milli - c * 1000);
   op->t += c;
   op->cost.instr += c;
 }
+
+#define ROB_MASK (SIM_CORE_MAX_ROB - 1)
+#define SB_MASK  (SIM_CORE_MAX_STORES - 1)
+G_STATIC_ASSERT ((SIM_CORE_MAX_ROB & ROB_MASK) == 0);
+G_STATIC_ASSERT ((SIM_CORE_MAX_STORES & SB_MASK) == 0);
 
 /* The reorder window: instruction @seq is done at @ready.  Kept as a
  * running maximum (retirement is in order); entries of one instruction
  * merge, and a full ring merges into its youngest entry (which only makes
  * the window stall a little earlier). */
-static void
+static inline void
 rob_push (SimCoreState *cs, SimTime ready)
 {
   if (ready > cs->retired)
     cs->retired = ready;
   ready = cs->retired;
-  if (cs->rob_n)
+  guint n = cs->rob_n;
+  if (n)
     {
-      guint y = (cs->rob_head + cs->rob_n - 1) % SIM_CORE_MAX_ROB;
-      if (cs->rob_seq[y] == cs->seq || cs->rob_n == SIM_CORE_MAX_ROB)
+      guint y = (cs->rob_head + n - 1) & ROB_MASK;
+      if (cs->rob_seq[y] == cs->seq || n == SIM_CORE_MAX_ROB)
         {
           cs->rob_ready[y] = ready;
           return;
         }
     }
-  guint i = (cs->rob_head + cs->rob_n) % SIM_CORE_MAX_ROB;
+  guint i = (cs->rob_head + n) & ROB_MASK;
   cs->rob_seq[i] = cs->seq;
   cs->rob_ready[i] = ready;
-  cs->rob_n++;
+  cs->rob_n = n + 1;
 }
 
 /* Dispatch instructions up to (not including) number @target: instruction
- * k cannot dispatch before instruction k - rob has finished. */
-static void
-dispatch_to (SimOp *op, guint64 target, gboolean charge)
+ * k cannot dispatch before instruction k - rob has finished.  For an op
+ * with a pipeline and a reorder window (op->rob). */
+static inline void
+dispatch_to (SimOp *op, SimCoreState *cs, guint64 target, gboolean charge)
 {
-  SimCoreState *cs = op->cs;
-  guint64 rob = op->core->rob;
-  while (cs->rob_n && cs->rob_seq[cs->rob_head] + rob < target)
+  guint64 rob = op->rob;
+  guint64 seq = cs->seq;
+  guint head = cs->rob_head, n = cs->rob_n;
+  while (n && cs->rob_seq[head] + rob < target)
     {
-      guint64 at = cs->rob_seq[cs->rob_head] + rob;   /* the instruction that waits */
-      if (charge && at > cs->seq)
-        advance_instr (op, at - cs->seq);
-      if (at > cs->seq)
-        cs->seq = at;
-      sim_op_stall (op, cs->rob_ready[cs->rob_head]);
-      cs->rob_head = (cs->rob_head + 1) % SIM_CORE_MAX_ROB;
-      cs->rob_n--;
+      guint64 at = cs->rob_seq[head] + rob;   /* the instruction that waits */
+      if (at > seq)
+        {
+          if (charge)
+            advance_instr (op, at - seq);
+          seq = at;
+        }
+      sim_op_stall (op, cs->rob_ready[head]);
+      head = (head + 1) & ROB_MASK;
+      n--;
     }
-  if (charge && target > cs->seq)
-    advance_instr (op, target - cs->seq);
-  if (target > cs->seq)
-    cs->seq = target;
-  note_time (op);
+  cs->rob_head = head;
+  cs->rob_n = n;
+  if (target > seq)
+    {
+      if (charge)
+        advance_instr (op, target - seq);
+      seq = target;
+    }
+  cs->seq = seq;
+  note_time_cs (op, cs);
 }
 
 void
 sim_op_instr (SimOp *op, guint n)
 {
   op->cost.n_instr += n;
-  if (op->cs == NULL || op->core->rob == 0)
+  SimCoreState *cs = op->cs;
+  if (op->rob == 0)
     {
       advance_instr (op, n);
-      if (op->cs)
-        op->cs->seq += n;
+      if (cs)
+        cs->seq += n;
       return;
     }
-  dispatch_to (op, op->cs->seq + n, TRUE);
+  dispatch_to (op, cs, cs->seq + n, TRUE);
 }
 
 /* A special instruction: microcoded (irq save/restore, call/ret, preempt
@@ -149,10 +180,11 @@ void
 sim_op_xcost (SimOp *op, SimXCost x)
 {
   guint c = op->core->cost[x];
-  if (op->cs && op->core->rob)
-    dispatch_to (op, op->cs->seq + 1, FALSE);
-  else if (op->cs)
-    op->cs->seq++;
+  SimCoreState *cs = op->cs;
+  if (op->rob)
+    dispatch_to (op, cs, cs->seq + 1, FALSE);
+  else if (cs)
+    cs->seq++;
   op->t += c;
   op->cost.instr += c;
   note_time (op);
@@ -161,7 +193,7 @@ sim_op_xcost (SimOp *op, SimXCost x)
 void
 sim_op_use (SimOp *op, SimTok tok)
 {
-  if (op->cs == NULL || op->core->rob == 0)
+  if (op->rob == 0)
     {
       sim_op_stall (op, tok);
       note_time (op);
@@ -188,63 +220,68 @@ sim_op_retire (SimOp *op)
  * when fewer than fill_buffers misses are in flight.  Records the miss
  * (done at issue + @lat) and returns its issue time. */
 static SimTime
-fb_issue (SimOp *op, SimTime ti, guint32 lat)
+fb_issue (SimOp *op, SimCoreState *cs, SimTime ti, guint32 lat)
 {
-  SimCoreState *cs = op->cs;
-  guint lim = MIN (op->core->fill_buffers, SIM_CORE_MAX_MISSES);
+  guint lim = op->fb_lim;
   /* Fill buffers are handed out in program order: no miss issues before
    * the one before it (which also keeps the table a true picture of every
    * time from miss_floor on). */
   ti = MAX (ti, cs->miss_floor);
+  guint n = cs->n_miss;
   for (;;)
     {
       guint k = 0;
       SimTime earliest = G_MAXUINT64;
-      for (guint i = 0; i < cs->n_miss; i++)
-        if (cs->miss[i] > ti)
-          {
-            earliest = MIN (earliest, cs->miss[i]);
-            cs->miss[k++] = cs->miss[i];
-          }
-      cs->n_miss = k;
+      for (guint i = 0; i < n; i++)
+        {
+          SimTime m = cs->miss[i];
+          if (m > ti)
+            {
+              earliest = MIN (earliest, m);
+              cs->miss[k++] = m;
+            }
+        }
+      n = k;
       if (k < lim)
         break;
       ti = earliest;
     }
-  cs->miss[cs->n_miss++] = ti + lat;
+  cs->miss[n] = ti + lat;
+  cs->n_miss = n + 1;
   cs->miss_floor = ti;
   return ti;
 }
 
 /* Forget stores that have committed by now; if the buffer is still full,
  * stall until its oldest store commits. */
-static void
-sb_make_room (SimOp *op)
+static inline void
+sb_make_room (SimOp *op, SimCoreState *cs)
 {
-  SimCoreState *cs = op->cs;
-  guint cap = MIN (op->core->store_buffer, SIM_CORE_MAX_STORES);
+  guint cap = op->sb_cap;
+  guint head = cs->sb_head, n = cs->sb_n;
   for (;;)
     {
-      while (cs->sb_n && cs->sb[cs->sb_head] <= op->t)
+      while (n && cs->sb[head] <= op->t)
         {
-          cs->sb_head = (cs->sb_head + 1) % SIM_CORE_MAX_STORES;
-          cs->sb_n--;
+          head = (head + 1) & SB_MASK;
+          n--;
         }
-      if (cs->sb_n < cap)
-        return;
-      sim_op_stall (op, cs->sb[cs->sb_head]);
+      if (n < cap)
+        break;
+      sim_op_stall (op, cs->sb[head]);
     }
+  cs->sb_head = head;
+  cs->sb_n = n;
 }
 
 /* A store enters the buffer: its data is ready at @data, its line owned at
  * @owned.  Stores commit to L1d in program order, one per cycle at most,
  * after they retire (after every instruction before them is done). */
-static void
-sb_push (SimOp *op, SimAddr addr, guint32 size, SimTime data, SimTime owned)
+static inline void
+sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime owned)
 {
-  SimCoreState *cs = op->cs;
   SimTime commit = MAX (MAX (owned, data), MAX (cs->sb_last + 1, cs->retired));
-  guint i = (cs->sb_head + cs->sb_n) % SIM_CORE_MAX_STORES;
+  guint i = (cs->sb_head + cs->sb_n) & SB_MASK;
   cs->sb[i] = commit;
   cs->sb_data[i] = data;
   cs->sb_addr[i] = addr;
@@ -256,14 +293,23 @@ sb_push (SimOp *op, SimAddr addr, guint32 size, SimTime data, SimTime owned)
 /* Store-to-load forwarding: the youngest buffered store that overlaps
  * [addr, addr+size) and has not committed by @ti; its data's ready time,
  * or 0 when the load reads the cache. */
-static SimTime
+static inline SimTime
 sb_forward (const SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti)
 {
+  /* Commit times rise strictly from the oldest store to the youngest
+   * (sb_push: each commits after the one before it), so the stores not
+   * committed by @ti are the youngest ones: the scan stops at the first
+   * store committed by then, since the youngest overlapping store at or
+   * behind it is committed too (the load reads the cache). */
+  SimAddr end = addr + size;
+  guint i = cs->sb_head + cs->sb_n;
   for (guint k = cs->sb_n; k-- > 0;)
     {
-      guint i = (cs->sb_head + k) % SIM_CORE_MAX_STORES;
-      if (cs->sb_addr[i] < addr + size && addr < cs->sb_addr[i] + cs->sb_size[i])
-        return cs->sb[i] > ti ? MAX (cs->sb_data[i], 1) : 0;
+      i = (i - 1) & SB_MASK;
+      if (cs->sb[i] <= ti)
+        return 0;
+      if (cs->sb_addr[i] < end && addr < cs->sb_addr[i] + cs->sb_size[i])
+        return MAX (cs->sb_data[i], 1);
     }
   return 0;
 }
@@ -282,14 +328,14 @@ serial_wait (SimOp *op, SimTok after, guint32 lat)
 /* When a load's value is ready: issued at @ti, forwarded from a buffered
  * store (at the L1d latency once the store's data is there) or from the
  * cache (a miss waits for a fill buffer). */
-static SimTime
-load_ready (SimOp *op, SimAddr addr, guint32 size, SimTime ti, guint32 lat)
+static inline SimTime
+load_ready (SimOp *op, SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti, guint32 lat)
 {
-  SimTime fwd = sb_forward (op->cs, addr, size, ti);
+  SimTime fwd = cs->sb_n ? sb_forward (cs, addr, size, ti) : 0;
   if (fwd)
     return MAX (ti, fwd) + op->hit_latency;
   if (lat > op->hit_latency)
-    ti = fb_issue (op, ti, lat);
+    ti = fb_issue (op, cs, ti, lat);
   return ti + lat;
 }
 
@@ -301,10 +347,11 @@ sim_op_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok afte
   if (op->serial)
     return serial_wait (op, after, lat);
   SimCoreState *cs = op->cs;
-  SimTok ready = load_ready (op, addr, size, MAX (op->t, after), lat);
+  SimTok ready = load_ready (op, cs, addr, size, MAX (op->t, after), lat);
   op->last = ready;
-  cs->loads_done = MAX (cs->loads_done, ready);
-  if (op->core->rob)
+  if (ready > cs->loads_done)
+    cs->loads_done = ready;
+  if (op->rob)
     rob_push (cs, ready);
   return ready;
 }
@@ -314,7 +361,7 @@ sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok aft
 {
   guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_WRITE, cls);
   op->cost.accesses++;
-  if (op->serial || op->core->store_buffer == 0)
+  if (op->serial || op->sb_cap == 0)
     {
       /* No store buffer: the store waits for its data and its line. */
       sim_op_stall (op, after);
@@ -322,15 +369,16 @@ sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok aft
       op->cost.mem_cycles += lat;
       return;
     }
-  sb_make_room (op);
+  SimCoreState *cs = op->cs;
+  sb_make_room (op, cs);
   /* The line is requested (RFO) once the store's data and address are
    * known; a miss holds a fill buffer like a load's. */
   SimTime data = MAX (op->t, after);
   SimTime rfo = data;
   if (lat > op->hit_latency)
-    rfo = fb_issue (op, rfo, lat);
-  sb_push (op, addr, size, data, rfo + lat);
-  note_time (op);
+    rfo = fb_issue (op, cs, rfo, lat);
+  sb_push (cs, addr, size, data, rfo + lat);
+  note_time_cs (op, cs);
 }
 
 void
@@ -349,7 +397,7 @@ sim_op_drain (SimOp *op)
   cs->sb_n = 0;
   cs->n_miss = 0;
   cs->rob_n = 0;
-  note_time (op);
+  note_time_cs (op, cs);
 }
 
 SimTok
@@ -378,16 +426,18 @@ sim_op_atomic (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCost 
 
 /* The load half of an unlocked read-modify-write: when the old value is
  * there.  Serial and in-order cores wait for it. */
-static SimTime
+static inline SimTime
 rmw_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after)
 {
   guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_RMW, cls);
   op->cost.accesses++;
   if (op->serial)
     return serial_wait (op, after, lat);
-  SimTime ready = load_ready (op, addr, size, MAX (op->t, after), lat);
-  op->cs->loads_done = MAX (op->cs->loads_done, ready);
-  if (op->core->rob == 0)
+  SimCoreState *cs = op->cs;
+  SimTime ready = load_ready (op, cs, addr, size, MAX (op->t, after), lat);
+  if (ready > cs->loads_done)
+    cs->loads_done = ready;
+  if (op->rob == 0)
     {
       sim_op_stall (op, ready);
       ready = op->t;
@@ -401,18 +451,19 @@ sim_op_rmw_local (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCo
 {
   SimTime old = rmw_load (op, addr, size, cls, after);
   guint c = op->core->cost[x];
-  if (op->serial || op->core->rob == 0)
+  SimCoreState *cs = op->cs;
+  if (op->rob == 0)
     {
       /* In order: the instruction runs once its operand is there. */
       op->t += c;
       op->cost.instr += c;
-      if (op->cs)
+      if (cs)
         {
-          op->cs->seq++;
-          if (op->core->store_buffer)
+          cs->seq++;
+          if (op->sb_cap)
             {
-              sb_make_room (op);
-              sb_push (op, addr, size, op->t, op->t);
+              sb_make_room (op, cs);
+              sb_push (cs, addr, size, op->t, op->t);
             }
         }
       op->last = op->t;
@@ -422,19 +473,19 @@ sim_op_rmw_local (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCo
   /* Out of order: one slot of dispatch; its result (and the data of its
    * store half) is ready @c cycles after the old value, and the window
    * holds it until then. */
-  dispatch_to (op, op->cs->seq + 1, TRUE);
+  dispatch_to (op, cs, cs->seq + 1, TRUE);
   SimTime done = old + c;
-  rob_push (op->cs, done);
-  if (op->core->store_buffer)
+  rob_push (cs, done);
+  if (op->sb_cap)
     {
-      sb_make_room (op);
-      sb_push (op, addr, size, done, done);
+      sb_make_room (op, cs);
+      sb_push (cs, addr, size, done, done);
     }
   /* Later unannotated accesses depend on the latest value (the old
    * chain, or this result if it is later): an RMW of a counter does not
    * cut the chain they follow. */
   op->last = MAX (op->last, done);
-  note_time (op);
+  note_time_cs (op, cs);
   return done;
 }
 
@@ -456,15 +507,16 @@ sim_op_access (SimOp *op, SimAddr addr, guint32 size, SimAccKind kind, SimMemCla
         SimTime old = rmw_load (op, addr, size, cls, op->last);
         if (op->serial)
           return;
-        if (op->core->rob)
-          rob_push (op->cs, old);
-        if (op->core->store_buffer)
+        SimCoreState *cs = op->cs;
+        if (op->rob)
+          rob_push (cs, old);
+        if (op->sb_cap)
           {
-            sb_make_room (op);
-            sb_push (op, addr, size, old, old);
+            sb_make_room (op, cs);
+            sb_push (cs, addr, size, old, old);
           }
         op->last = MAX (op->last, old);
-        note_time (op);
+        note_time_cs (op, cs);
         return;
       }
     }

@@ -112,6 +112,14 @@ typedef struct {
    * neither waited for nor left busy in any CPU's future, and it leaves
    * nothing in the CPU's pipeline (it runs serial). */
   gboolean   uncharged;
+  /* Copies of the core's parameters for the hot path (host speed only):
+   * rob is core->rob when the op keeps a pipeline (cs), else 0 (in
+   * order); sb_cap and fb_lim are the store buffer and fill buffers,
+   * bounded by what SimCoreState holds. */
+  guint      rob;
+  guint      cpi_milli;
+  guint      sb_cap;
+  guint      fb_lim;
 } SimOp;
 
 /* Begin an operation on @cpu at @now (the CPU's clock). */

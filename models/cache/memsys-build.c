@@ -463,6 +463,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
   for (guint l = 0; l < ms->n_levels; l++)
     lines += (guint64) ms->lv[l].n_inst * ms->lv[l].sets * ms->lv[l].ways;
   ms->dir_bits = dir_bits_for (lines);
+  ms->dir_shift = 64 - (ms->dir_bits - DIR_CHUNK_BITS);
   guint64 cap = G_GUINT64_CONSTANT (1) << ms->dir_bits;
   ms->dir_cap_mask = cap - 1;
   ms->mask_words = (ms->n_dom + 63) / 64;
@@ -489,8 +490,12 @@ sim_memsys_new (const SimMachine *m, GError **error)
   for (guint l = 0; l < ms->n_levels; l++)
     {
       ms->inst_tab[l] = g_new (guint, ms->n_cores);
+      ms->core_row[l] = g_new (gsize, ms->n_cores);
       for (guint c = 0; c < ms->n_cores; c++)
-        ms->inst_tab[l][c] = inst_of_slow (ms, l, c);
+        {
+          ms->inst_tab[l][c] = inst_of_slow (ms, l, c);
+          ms->core_row[l][c] = set_base (&ms->lv[l], ms->inst_tab[l][c], 0);
+        }
     }
   return g_steal_pointer (&ms);
 }
@@ -518,7 +523,10 @@ sim_memsys_free (SimMemSys *ms)
   g_free (ms->core_state);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
-    g_free (ms->inst_tab[l]);
+    {
+      g_free (ms->inst_tab[l]);
+      g_free (ms->core_row[l]);
+    }
   g_free (ms);
 }
 

@@ -83,9 +83,14 @@ struct SimMemSys {
   guint64           *dir;          /* [dir_cap * dir_stride] words of DirEnt */
   gsize              dir_stride;   /* words per entry: 2 + mask_words */
   guint             *inst_tab[SIM_MACHINE_MAX_LEVELS];  /* [n_cores] instance */
+  /* [n_cores]: the tag index of the core's instance's first set, so that
+   * a set's base on the core's path is one load, an and and a multiply
+   * (core_set_base) instead of an instance lookup and two multiplies. */
+  gsize             *core_row[SIM_MACHINE_MAX_LEVELS];
   guint64            dir_cap_mask;
   guint64            dir_count;    /* live entries, < capacity by construction */
   guint              dir_bits, mask_words;
+  guint              dir_shift;    /* dir_hash's: 64 - (dir_bits - DIR_CHUNK_BITS) */
   /* Exactly two private levels and an L2 that is not a victim cache: L1
    * lines carry ST_INL2, so a clean L1 victim still in L2 needs no L2 probe
    * to know that the core keeps it. */
@@ -354,6 +359,18 @@ inst_of (const SimMemSys *ms, guint l, guint core)
 {
   return ms->inst_tab[l][core];
 }
+
+/* set_base (L, inst_of (ms, l, core), block), from the core's row. */
+static inline gsize
+core_set_base (const SimMemSys *ms, guint l, guint core, guint64 block)
+{
+  const Level *L = &ms->lv[l];
+  return ms->core_row[l][core] + (gsize) (block & L->set_mask) * L->ways;
+}
+
+/* Neighbouring lines get neighbouring directory slots (memsys.c, dir_hash):
+ * the hash scatters chunks of 2^DIR_CHUNK_BITS lines. */
+#define DIR_CHUNK_BITS 3
 
 /* Cachegrind mode's two sets of @addr (memsys-cg.c's batch loop and
  * sim_memsys_prefetch, which inlines it as it did before the split). */

@@ -98,15 +98,13 @@
 /* Neighbouring lines get neighbouring slots: the hash scatters chunks of
  * 2^DIR_CHUNK_BITS lines and keeps the lines of a chunk in order, so that
  * the live entries of a working set share host cache lines (24-byte
- * entries) instead of taking one host line each. */
-#define DIR_CHUNK_BITS 3
-
+ * entries) instead of taking one host line each (DIR_CHUNK_BITS,
+ * memsys-internal.h). */
 static inline guint64
 dir_hash (const SimMemSys *ms, guint64 block)
 {
   guint64 chunk = block >> DIR_CHUNK_BITS;
-  guint64 h = (chunk * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15))
-              >> (64 - (ms->dir_bits - DIR_CHUNK_BITS));
+  guint64 h = (chunk * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> ms->dir_shift;
   return (h << DIR_CHUNK_BITS) | (block & ((1u << DIR_CHUNK_BITS) - 1));
 }
 
@@ -647,7 +645,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       for (guint l = 1; l < ms->n_levels; l++)
         {
           const Level *L = &ms->lv[l];
-          bases[l] = set_base (L, inst_of (ms, l, core), block);
+          bases[l] = core_set_base (ms, l, core, block);
           __builtin_prefetch (L->tag + bases[l]);
         }
       for (guint l = 1; l < ms->n_levels; l++)
@@ -681,7 +679,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
               if (l + 1 < ms->n_levels)
                 {
                   const Level *N = &ms->lv[l + 1];
-                  __builtin_prefetch (N->tag + set_base (N, inst_of (ms, l + 1, core), v));
+                  __builtin_prefetch (N->tag + core_set_base (ms, l + 1, core, v));
                 }
             }
         }
@@ -930,14 +928,60 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   return lat;
 }
 
-static inline guint32
-access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls)
+/* What the L1 probe hands the miss path, packed into one word so that the
+ * call is a tail call (at most six integer arguments, none on the stack):
+ * the fast path then needs none of the register saves the miss path makes.
+ * The kind, the class, the L1 way (+1; 0 = not in L1) and whether the
+ * latency goes to the CPU's cycles (not for the lines of a straddling
+ * access, whose largest latency is added once). */
+#define MISS_KIND(p)   ((SimAccKind) ((p) & 0x3u))
+#define MISS_CLASS(p)  ((SimMemClass) (((p) >> 2) & 0xfu))
+#define MISS_WAY(p)    ((int) (((p) >> 6) & 0x1ffu) - 1)
+#define MISS_COUNT     0x8000u
+#define MISS_PACK(kind, cls, way, count) \
+  ((guint) (kind) | (guint) (cls) << 2 | (guint) ((way) + 1) << 6 | (count))
+G_STATIC_ASSERT (SIM_ACC_N <= 4 && SIM_MEM_N_CLASSES <= 16 && SIM_MEMSYS_MAX_WAYS < 0x1ff);
+
+static G_GNUC_NO_INLINE guint32
+access_miss (SimMemSys *ms, guint cpu, guint64 block, guint packed, gsize l1_base)
+{
+  guint32 lat = access_slow (ms, cpu, ms->core_of[cpu], block, MISS_KIND (packed),
+                             MISS_CLASS (packed), MISS_WAY (packed), l1_base);
+  if (packed & MISS_COUNT)
+    ms->stats[cpu].cycles += lat;
+  return lat;
+}
+
+/* The L1 probe and touch with the L1's ways @n as a constant, or 0 for a
+ * dispatch on L->ways (WAYS_DISPATCH). */
+static ALWAYS_INLINE int
+l1_find (const Level *L, gsize base, guint64 block, guint n)
+{
+  return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
+}
+
+static ALWAYS_INLINE void
+l1_touch (Level *L, gsize base, guint way, guint n)
+{
+  if (!n)
+    touch (L, base, way);
+  else if (L->repl == SIM_REPL_LRU)
+    rank_touch_n (RANK (L, base), way, n);
+  else if (L->repl == SIM_REPL_PLRU)
+    plru_touch (L, base >> L->way_shift, way);
+}
+
+/* One line; @count is MISS_COUNT to add the latency to the CPU's cycles,
+ * @n the L1's ways as a constant (or 0). */
+static ALWAYS_INLINE guint32
+access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls,
+             guint count, guint n)
 {
   guint core = ms->core_of[cpu];
   Level *L = &ms->lv[0];
-  gsize base = set_base (L, core, block);
+  gsize base = core_set_base (ms, 0, core, block);
   ms->stats[cpu].level[0].accesses[kind]++;
-  int w = find_way (L, base, block);
+  int w = l1_find (L, base, block, n);
   if (G_LIKELY (w >= 0))
     {
       guint8 s = ST (L, base)[w];
@@ -949,11 +993,21 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
           /* A hit on LRU's most recent way changes no rank (the touch
            * returns at once); PLRU must still point its tree away from
            * the way just used. */
-          touch (L, base, (guint) w);
+          l1_touch (L, base, (guint) w, n);
+          if (count)
+            ms->stats[cpu].cycles += L->latency;
           return L->latency;
         }
     }
-  return access_slow (ms, cpu, core, block, kind, cls, w, base);
+  return access_miss (ms, cpu, block, MISS_PACK (kind, cls, w, count), base);
+}
+
+/* A one-line access through an L1 of other than 8 ways: out of line, so
+ * that the 8-way fast path's few registers are all it saves. */
+static G_GNUC_NO_INLINE guint32
+access_line_any (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls)
+{
+  return access_line (ms, cpu, block, kind, cls, MISS_COUNT, 0);
 }
 
 /* An access straddling lines: kept out of line, so that the common
@@ -962,10 +1016,10 @@ static G_GNUC_NO_INLINE guint32
 access_straddle (SimMemSys *ms, guint cpu, guint64 b1, guint64 b2, SimAccKind kind,
                  SimMemClass cls)
 {
-  guint32 lat = access_line (ms, cpu, b1, kind, cls);
+  guint32 lat = access_line (ms, cpu, b1, kind, cls, 0, 0);
   for (guint64 b = b1 + 1; b <= b2; b++)
     {
-      guint32 l = access_line (ms, cpu, b, kind, cls);   /* not inside MAX() */
+      guint32 l = access_line (ms, cpu, b, kind, cls, 0, 0);   /* not inside MAX() */
       lat = MAX (lat, l);
     }
   ms->stats[cpu].cycles += lat;
@@ -984,9 +1038,10 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
   guint64 b2 = (addr + (size ? size - 1 : 0)) >> ms->line_shift;
   if (G_UNLIKELY (b2 != b1))
     return access_straddle (ms, cpu, b1, b2, kind, cls);
-  guint32 lat = access_line (ms, cpu, b1, kind, cls);
-  ms->stats[cpu].cycles += lat;
-  return lat;
+  /* Every bundled machine's L1 has 8 ways. */
+  if (G_LIKELY (ms->lv[0].ways == 8))
+    return access_line (ms, cpu, b1, kind, cls, MISS_COUNT, 8);
+  return access_line_any (ms, cpu, b1, kind, cls);
 }
 
 /* Every host line of one set's tags and state bytes. */
@@ -1013,7 +1068,7 @@ sim_memsys_prefetch (const SimMemSys *ms, guint cpu, guint64 addr)
   guint core = ms->core_of[cpu];
   guint64 block = addr >> ms->line_shift;
   for (guint l = 0; l < ms->n_levels; l++)
-    prefetch_set (&ms->lv[l], set_base (&ms->lv[l], inst_of (ms, l, core), block));
+    prefetch_set (&ms->lv[l], core_set_base (ms, l, core, block));
   __builtin_prefetch (ms->dir + dir_hash (ms, block) * ms->dir_stride);
 }
 

@@ -11,6 +11,9 @@
  *  - Warm start places the objects freed but never allocated, replays their
  *    frees, and needs fewer new slabs than a cold start. */
 #include "tests/testutil.h"
+#include "sim/run/validate.h"
+#include "sim/report/validate-report.h"
+#include "traces/stream.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -419,11 +422,69 @@ test_acceptance (void **state)
     }
 }
 
+/* validate decodes a text trace once (into a native file the recorded
+ * side and both replays read), and reports what it reported when each of
+ * them decoded the text itself. */
+static void
+test_decode_once (void **state)
+{
+  (void) state;
+  g_autofree char *path = tu_source_path ("traces/samples/hackbench-T-g1-l2.report.gz");
+  g_autoptr (SimMachine) m = sim_machine_load ("recording-vm", NULL, NULL);
+  assert_non_null (m);
+  SimReplayOptions opt = { .machine = m, .mode = SIM_REPLAY_ORDERED, .touch = SIM_TOUCH_LINE };
+  guint t0, n0, t1, n1, t2, n2;
+  GError *error = NULL;
+  SimValidation v;
+  sim_trace_stream_counts (&t0, &n0);
+  if (!sim_validate_run (path, "slub", &opt, &v, &error))
+    {
+      print_error ("%s\n", error->message);
+      fail ();
+    }
+  sim_trace_stream_counts (&t1, &n1);
+  assert_int_equal (t1 - t0, 0);
+  assert_true (n1 - n0 >= 3);
+  g_autofree char *once = sim_validate_report_json (&v);
+  sim_validation_clear (&v);
+  /* the text itself as the file to read: three decodes, as before */
+  opt.read_path = path;
+  if (!sim_validate_run (path, "slub", &opt, &v, &error))
+    {
+      print_error ("%s\n", error->message);
+      fail ();
+    }
+  sim_trace_stream_counts (&t2, &n2);
+  assert_int_equal (t2 - t1, 3);
+  g_autofree char *thrice = sim_validate_report_json (&v);
+  sim_validation_clear (&v);
+  assert_string_equal (once, thrice);
+
+  /* a malformed line: the same error as when validate read the text
+   * itself (the one decode must not stop quietly at it) */
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.trace", NULL);
+  assert_true (g_file_set_contents (bad,
+    "  bash-1  [000] .....   1.000001: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000000 bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n"
+    "  bash-1  [000] .....   1.000002: kfree: call_site=a+0x1/0x2 ptr=zfff888100000000\n", -1, NULL));
+  opt.read_path = NULL;
+  assert_false (sim_validate_run (bad, "slub", &opt, &v, &error));
+  assert_non_null (error);
+  g_autofree char *want = g_strdup_printf ("%s:2: expected a hexadecimal pointer or (null) after "
+                                           "ptr=, got \"zfff888100000000\"", bad);
+  assert_string_equal (error->message, want);
+  g_clear_error (&error);
+  sim_validation_clear (&v);
+  g_unlink (bad);
+  g_rmdir (dir);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_shared_traces),
+    cmocka_unit_test (test_decode_once),
     cmocka_unit_test (test_text),
     cmocka_unit_test (test_emit_round_trip),
     cmocka_unit_test (test_emit_errors),

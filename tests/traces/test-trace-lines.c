@@ -340,6 +340,92 @@ test_gfp_parse (void **state)
   assert_int_equal (sim_trace_gfp_parse (s, strlen (s)), 0);
 }
 
+/* The parser's word-at-a-time paths (eight hex digits of a pointer, the
+ * timestamp's fraction, leading spaces, the guessed next key) read what a
+ * byte at a time reads: every fraction length, every hex case, a bad digit
+ * at each place of a pointer, keys in a changed order or twice. */
+static void
+test_word_paths (void **state)
+{
+  (void) state;
+  GString *t = g_string_new (NULL);
+  /* fractions of 1 to 12 digits: nanoseconds from the first nine */
+  const char *frac = "123456789012";
+  for (guint n = 1; n <= 12; n++)
+    g_string_append_printf (t, "%*sbash-7  [001] .... 42.%.*s: kfree: call_site=a+0x1/0x2 "
+                            "ptr=ffff888100000040\n", (int) (n % 10), "", (int) n, frac);
+  /* pointers: the cases of hex, the 0x prefix, fewer digits */
+  g_string_append (t, "\tbash-7  [001] .... 43.000001: kfree: call_site=ffffffffA1b2C3d4 ptr=FFFF8881aBcDeF09\n");
+  g_string_append (t, "bash-7  [001] .... 43.000002: kfree: call_site=a+0x1/0x2 ptr=0xffff888100000080\n");
+  g_string_append (t, "bash-7  [001] .... 43.000003: kfree: call_site=a+0x1/0x2 ptr=888100000c0\n");
+  /* the 6.18 order, then another order, a key twice (the last counts),
+   * an unknown key between */
+  g_string_append (t, "bash-7  [000] .... 44.000001: kmem_cache_alloc: call_site=b+0x1/0x2 ptr=ffff888100000100 name=filp bytes_req=256 bytes_alloc=256 gfp_flags=GFP_KERNEL node=-1 accounted=true\n");
+  g_string_append (t, "bash-7  [000] .... 44.000002: kmem_cache_alloc: ptr=ffff888100000200 call_site=b+0x1/0x2 gfp_flags=GFP_ATOMIC bytes_alloc=64 bytes_req=60 new=1 name=dentry accounted=false\n");
+  g_string_append (t, "bash-7  [000] .... 44.000003: kmem_cache_alloc: call_site=b+0x1/0x2 ptr=ffff888100000300 ptr=ffff888100000340 name=filp bytes_req=256 bytes_alloc=256 gfp_flags=GFP_KERNEL node=1 accounted=true\n");
+  Read rd = read_all (t->str, FALSE);
+  assert_int_equal (rd.ev->len, 18);
+  for (guint n = 1; n <= 12; n++)
+    {
+      guint64 ns = 0;
+      for (guint i = 0; i < 9; i++)
+        ns = ns * 10 + (i < n ? (guint) (frac[i] - '0') : 0);
+      assert_true (EV (rd, n - 1)->ts_ns == 42 * G_GUINT64_CONSTANT (1000000000) + ns);
+      assert_true (EV (rd, n - 1)->ptr == G_GUINT64_CONSTANT (0xffff888100000040));
+      assert_int_equal (EV (rd, n - 1)->pid, 7);
+      assert_string_equal (STR (rd, EV (rd, n - 1)->comm_id), "bash");
+    }
+  assert_true (EV (rd, 12)->ptr == G_GUINT64_CONSTANT (0xffff8881abcdef09));
+  assert_true (EV (rd, 12)->call_site == G_GUINT64_CONSTANT (0xffffffffa1b2c3d4));
+  assert_true (EV (rd, 13)->ptr == G_GUINT64_CONSTANT (0xffff888100000080));
+  assert_true (EV (rd, 14)->ptr == G_GUINT64_CONSTANT (0x888100000c0));
+  SimTraceEvent *e = EV (rd, 15);
+  assert_true (e->ptr == G_GUINT64_CONSTANT (0xffff888100000100));
+  assert_string_equal (STR (rd, e->cache_id), "filp");
+  assert_int_equal (e->bytes_req, 256);
+  assert_int_equal (e->accounted, 1);
+  assert_int_equal (e->node, -1);
+  e = EV (rd, 16);
+  assert_true (e->ptr == G_GUINT64_CONSTANT (0xffff888100000200));
+  assert_string_equal (STR (rd, e->cache_id), "dentry");
+  assert_string_equal (STR (rd, e->gfp_id), "GFP_ATOMIC");
+  assert_int_equal (e->bytes_req, 60);
+  assert_int_equal (e->bytes_alloc, 64);
+  assert_int_equal (e->accounted, 0);
+  e = EV (rd, 17);
+  assert_true (e->ptr == G_GUINT64_CONSTANT (0xffff888100000340));
+  assert_int_equal (e->node, 1);
+  read_free (&rd);
+
+  /* a byte that is no hex digit at each of a pointer's sixteen places:
+   * each line is malformed (lenient: counted), and non-lenient names it */
+  g_string_truncate (t, 0);
+  const char bad[] = "g:G/@`xZ\x7f";
+  for (guint i = 0; i < 16; i++)
+    {
+      char ptr[17] = "ffff888100000040";
+      ptr[i] = bad[i % (sizeof bad - 1)];
+      g_string_append_printf (t, "bash-7  [001] .... 45.%06u: kfree: call_site=a+0x1/0x2 ptr=%s\n",
+                              i, ptr);
+    }
+  rd = read_all (t->str, TRUE);
+  assert_int_equal (rd.ev->len, 0);
+  assert_int_equal (sim_trace_reader_stats (rd.r)->malformed_lines, 16);
+  read_free (&rd);
+  g_autoptr (GInputStream) in = g_memory_input_stream_new_from_data (
+    "bash-7  [001] .... 45.000001: kfree: call_site=a+0x1/0x2 ptr=ffff88810000004g\n", -1, NULL);
+  GError *error = NULL;
+  g_autoptr (SimTraceReader) r = sim_trace_reader_new (in, "w.trace", SIM_TRACE_FORMAT_AUTO, &error);
+  assert_non_null (r);
+  SimTraceEvent ev;
+  assert_false (sim_trace_reader_next (r, &ev, &error));
+  assert_non_null (error);
+  assert_string_equal (error->message, "w.trace:1: expected a hexadecimal pointer or (null) after "
+                       "ptr=, got \"ffff88810000004g\"");
+  g_clear_error (&error);
+  g_string_free (t, TRUE);
+}
+
 int
 main (void)
 {
@@ -354,6 +440,7 @@ main (void)
     cmocka_unit_test (test_hashed_pointers),
     cmocka_unit_test (test_lenient_counts),
     cmocka_unit_test (test_gfp_parse),
+    cmocka_unit_test (test_word_paths),
   };
   return cmocka_run_group_tests_name ("trace-lines", tests, NULL, NULL);
 }

@@ -257,6 +257,35 @@ test_crc32 (void **state)
       }
 }
 
+/* A malformed line fails the conversion whether or not the caller asks
+ * for the error (a sweep's decode-once passes none): no native file of the
+ * lines before it is left to replay. */
+static void
+test_convert_bad_line (void **state)
+{
+  (void) state;
+  g_autofree char *dir = g_dir_make_tmp ("test-native-XXXXXX", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.trace", NULL);
+  g_autofree char *out = g_build_filename (dir, "bad.slabtr", NULL);
+  assert_true (g_file_set_contents (bad,
+    "  bash-1  [000] .....   1.000001: kfree: call_site=a+0x1/0x2 ptr=ffff888100000000\n"
+    "  bash-1  [000] .....   1.000002: kfree: call_site=a+0x1/0x2 ptr=zfff888100000000\n", -1, NULL));
+  assert_false (sim_native_convert (bad, out, FALSE, NULL, NULL));
+  assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  GError *error = NULL;
+  assert_false (sim_native_convert (bad, out, FALSE, NULL, &error));
+  assert_non_null (error);
+  tu_assert_contains (error->message, "bad.trace:2: expected a hexadecimal pointer");
+  g_clear_error (&error);
+  assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  guint64 n = 0;
+  assert_true (sim_native_convert (bad, out, TRUE, &n, NULL));   /* lenient: the good line */
+  assert_int_equal (n, 1);
+  g_unlink (out);
+  g_unlink (bad);
+  g_rmdir (dir);
+}
+
 int
 main (void)
 {
@@ -268,6 +297,7 @@ main (void)
     cmocka_unit_test (test_corruption),
     cmocka_unit_test (test_bad_cpu_record),
     cmocka_unit_test (test_crc32),
+    cmocka_unit_test (test_convert_bad_line),
   };
   return cmocka_run_group_tests_name ("trace-native", tests, NULL, NULL);
 }
