@@ -187,6 +187,15 @@ static void
 page_unlink (Collect *c, guint32 slot)
 {
   Life *l = life_at (c, slot);
+  l->paged = FALSE;
+  if (l->page_prev != NIL && l->page_next != NIL)
+    {
+      /* inside the list: the page's head and tail stay (no map lookup,
+       * which is a cache miss on a large trace) */
+      life_at (c, l->page_prev)->page_next = l->page_next;
+      life_at (c, l->page_next)->page_prev = l->page_prev;
+      return;
+    }
   SimIdPair *pg = sim_idmap_lookup (c->by_page, pfn_of (l->ptr));
   guint32 head = (guint32) (pg->value >> 32), tail = (guint32) pg->value;
   if (l->page_prev == NIL)
@@ -197,7 +206,6 @@ page_unlink (Collect *c, guint32 slot)
     tail = l->page_prev;
   else
     life_at (c, l->page_next)->page_prev = l->page_prev;
-  l->paged = FALSE;
   if (head == NIL)
     sim_idmap_remove_entry (c->by_page, pg);
   else
