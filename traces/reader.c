@@ -811,6 +811,18 @@ parse_dec (const char *v, gsize len, guint64 *out)
   return TRUE;
 }
 
+/* parse_dec of a field value that ends before @e: up to eight digits at
+ * once when eight bytes from @v are in the line. */
+static inline gboolean
+parse_dec_in (const char *v, gsize len, const char *e, guint64 *out)
+{
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  if (len >= 1 && len <= 8 && e - v >= 8)
+    return dec8 (v, (guint) len, out);
+#endif
+  return parse_dec (v, len, out);
+}
+
 static gboolean
 parse_int (const char *v, gsize len, gint32 *out)
 {
@@ -1052,7 +1064,7 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
           }
           break;
         case KEY_BYTES_REQ:
-          if (!parse_dec (v, vlen, &ev->bytes_req))
+          if (!parse_dec_in (v, vlen, e, &ev->bytes_req))
             EXPECT ("a non-negative decimal size");
           if (ev->bytes_req > G_MAXINT64)
             EXPECT ("a size below 2^63");
@@ -1072,7 +1084,7 @@ parse_fields (SimTraceReader *r, const char *q, const char *e, SimTraceEvent *ev
             EXPECT ("true or false");
           break;
         case KEY_BYTES_ALLOC:
-          if (!parse_dec (v, vlen, &ev->bytes_alloc))
+          if (!parse_dec_in (v, vlen, e, &ev->bytes_alloc))
             EXPECT ("a non-negative decimal size");
           if (ev->bytes_alloc > G_MAXINT64)
             EXPECT ("a size below 2^63");
@@ -1298,19 +1310,17 @@ parse_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev,
   while (q < e && *q == ' ')
     q++;
   const char *name = q;
+  const char *base = name;      /* past the last ':' inside the name */
   for (;;)
     {
       q = scan1 (q, e, ':');
       if (q >= e || q + 1 == e || q[1] == ' ')
         break;
-      q++;
+      base = ++q;
     }
   if (q >= e)
     goto other;
   const char *name_end = q++;
-  const char *base = name;
-  for (const char *c; (c = scan1 (base, name_end, ':')) < name_end;)
-    base = c + 1;   /* past the last ':' */
   gboolean kmem_prefix = base - name == 5 && memcmp (name, "kmem:", 5) == 0;
   int kind = (base == name || kmem_prefix) ? sim_trace_kind_from_name (base, name_end - base) : -1;
   if (kind < 0)

@@ -71,6 +71,124 @@ strings_append (SimTraceStrings *t, const char *s, gsize len)
   return TRUE;
 }
 
+/* ---- the spool read as it is written (sim_trace_stream_follow) ---------- */
+
+enum { TAIL_WRITING, TAIL_COMPLETE, TAIL_ABANDONED };
+
+/* What the writer has flushed, shared by the stream that writes the spool
+ * and the followers that read it (each holds a reference). */
+typedef struct {
+  gint    ref;
+  GMutex  lock;
+  GCond   cond;
+  int     fd;                 /* our own descriptor of the spool */
+  guint64 published;          /* bytes flushed to it */
+  int     state;
+} SpoolTail;
+
+static SpoolTail *
+spool_tail_ref (SpoolTail *t)
+{
+  g_atomic_int_inc (&t->ref);
+  return t;
+}
+
+static void
+spool_tail_unref (SpoolTail *t)
+{
+  if (t == NULL || !g_atomic_int_dec_and_test (&t->ref))
+    return;
+  close (t->fd);
+  g_mutex_clear (&t->lock);
+  g_cond_clear (&t->cond);
+  g_free (t);
+}
+
+static void
+spool_tail_publish (SpoolTail *t, guint64 bytes, int state)
+{
+  g_mutex_lock (&t->lock);
+  if (t->state == TAIL_WRITING)
+    {
+      if (bytes > t->published)
+        t->published = bytes;
+      t->state = state;
+    }
+  g_cond_broadcast (&t->cond);
+  g_mutex_unlock (&t->lock);
+}
+
+typedef struct {
+  GInputStream parent;
+  SpoolTail   *tail;
+  guint64      off;
+} TailStream;
+
+typedef struct {
+  GInputStreamClass parent_class;
+} TailStreamClass;
+
+GType tail_stream_get_type (void);
+G_DEFINE_TYPE (TailStream, tail_stream, G_TYPE_INPUT_STREAM)
+
+/* Up to @count of the bytes published: wait while there are none yet and
+ * the writer is still writing; 0 at the end of a complete spool. */
+static gssize
+tail_stream_read (GInputStream *in, void *buf, gsize count, GCancellable *cancel,
+                  GError **error)
+{
+  (void) cancel;
+  TailStream *ts = (TailStream *) in;
+  SpoolTail *t = ts->tail;
+  g_mutex_lock (&t->lock);
+  while (ts->off >= t->published && t->state == TAIL_WRITING)
+    g_cond_wait (&t->cond, &t->lock);
+  guint64 avail = t->published - MIN (ts->off, t->published);
+  int state = t->state;
+  g_mutex_unlock (&t->lock);
+  if (avail == 0)
+    {
+      if (state == TAIL_COMPLETE)
+        return 0;
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           "the spool being followed was abandoned");
+      return -1;
+    }
+  gsize want = (gsize) MIN ((guint64) count, avail);
+  gssize n;
+  do
+    n = pread (t->fd, buf, want, (off_t) ts->off);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    {
+      int e = n < 0 ? errno : EIO;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "spool: %s", g_strerror (e));
+      return -1;
+    }
+  ts->off += (guint64) n;
+  return n;
+}
+
+static void
+tail_stream_finalize (GObject *o)
+{
+  spool_tail_unref (((TailStream *) o)->tail);
+  G_OBJECT_CLASS (tail_stream_parent_class)->finalize (o);
+}
+
+static void
+tail_stream_class_init (TailStreamClass *k)
+{
+  G_INPUT_STREAM_CLASS (k)->read_fn = tail_stream_read;
+  G_OBJECT_CLASS (k)->finalize = tail_stream_finalize;
+}
+
+static void
+tail_stream_init (TailStream *ts)
+{
+  (void) ts;
+}
+
 /* ---- the stream ----------------------------------------------------------- */
 
 struct _SimTraceStream {
@@ -100,6 +218,7 @@ struct _SimTraceStream {
   GOutputStream   *spool_stream;
   SimNativeWriter *spool_writer;
   gboolean         spooled;            /* complete */
+  SpoolTail       *tail;               /* what followers may read of it */
 };
 
 /* Counts of readers the streams opened, by kind (sim_trace_stream_counts). */
@@ -130,6 +249,9 @@ spool_abandon (SimTraceStream *s)
    * decodes the trace again instead. */
   g_clear_pointer (&s->spool_writer, sim_native_writer_free);
   g_clear_object (&s->spool_stream);
+  if (s->tail)
+    spool_tail_publish (s->tail, 0, TAIL_ABANDONED);
+  g_clear_pointer (&s->tail, spool_tail_unref);
   if (s->spool_fd >= 0)
     close (s->spool_fd);
   s->spool_fd = -1;
@@ -158,7 +280,40 @@ spool_start (SimTraceStream *s)
   s->spool_stream = g_buffered_output_stream_new_sized (G_OUTPUT_STREAM (out), 1 << 20);
   s->spool_writer = sim_native_writer_new (s->spool_stream, s->reader, NULL);
   if (s->spool_writer == NULL)
-    spool_abandon (s);
+    {
+      spool_abandon (s);
+      return;
+    }
+  int fd = dup (s->spool_fd);
+  if (fd < 0)
+    return;                   /* no follower: the spool still serves again */
+  s->tail = g_new0 (SpoolTail, 1);
+  s->tail->ref = 1;
+  s->tail->fd = fd;
+  g_mutex_init (&s->tail->lock);
+  g_cond_init (&s->tail->cond);
+}
+
+/* The spool's size on disk: what a follower may read. */
+static guint64
+spool_size (SimTraceStream *s)
+{
+  struct stat st;
+  return fstat (s->spool_fd, &st) == 0 ? (guint64) st.st_size : 0;
+}
+
+/* After a chunk: flush it to the spool so that followers can read it. */
+static void
+spool_publish (SimTraceStream *s)
+{
+  if (s->tail == NULL || s->spool_writer == NULL)
+    return;
+  if (!g_output_stream_flush (s->spool_stream, NULL, NULL))
+    {
+      spool_abandon (s);
+      return;
+    }
+  spool_tail_publish (s->tail, spool_size (s), TAIL_WRITING);
 }
 
 static void
@@ -174,6 +329,11 @@ spool_finish (SimTraceStream *s)
   g_clear_pointer (&s->spool_writer, sim_native_writer_free);
   g_clear_object (&s->spool_stream);
   s->spooled = TRUE;
+  if (s->tail)
+    {
+      spool_tail_publish (s->tail, spool_size (s), TAIL_COMPLETE);
+      g_clear_pointer (&s->tail, spool_tail_unref);
+    }
 }
 
 static void
@@ -525,6 +685,8 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
       if (k == 0)
         return FALSE;
     }
+  else
+    spool_publish (s);
   *ev = b;
   *n = k;
   return TRUE;
@@ -554,6 +716,40 @@ sim_trace_stream_again (SimTraceStream *s, GError **error)
     /* a native file (the trace, its conversion, the cached entry) or a
      * spool that could not be written: the same source again */
     r = sim_trace_reader_open (s->read_path ? s->read_path : s->path, error);
+  if (r == NULL)
+    return NULL;
+  count_open (r);
+  sim_trace_reader_set_lenient (r, s->lenient);
+  SimTraceStream *a = g_new0 (SimTraceStream, 1);
+  a->ref = 1;
+  a->spool_fd = -1;
+  a->reader = r;
+  a->name = g_strdup (s->name);
+  a->format = s->format;
+  a->cached = s->cached;
+  a->strings = g_new0 (SimTraceStrings, 1);
+  a->strings->chunk = g_string_chunk_new (4096);
+  a->n_buf = 2;
+  return a;
+}
+
+SimTraceStream *
+sim_trace_stream_follow (SimTraceStream *s, GError **error)
+{
+  g_return_val_if_fail (s->keep, NULL);
+  SimTraceReader *r;
+  if (s->tail)
+    {
+      TailStream *ts = g_object_new (tail_stream_get_type (), NULL);
+      ts->tail = spool_tail_ref (s->tail);
+      r = sim_trace_reader_new (G_INPUT_STREAM (ts), s->name, SIM_TRACE_FORMAT_AUTO, error);
+      g_object_unref (ts);
+    }
+  else if (sim_trace_reader_format (s->reader) == SIM_TRACE_FORMAT_NATIVE
+           && strcmp (s->read_path ? s->read_path : s->path, "-") != 0)
+    r = sim_trace_reader_open (s->read_path ? s->read_path : s->path, error);
+  else
+    return NULL;
   if (r == NULL)
     return NULL;
   count_open (r);

@@ -97,6 +97,16 @@ gboolean sim_trace_stream_cached (SimTraceStream *s);
  * decoded again.  Statistics: the first reading's are the trace's. */
 SimTraceStream *sim_trace_stream_again (SimTraceStream *s, GError **error);
 
+/* A second reading that may start while @s is still being read on another
+ * thread (sim/run/replay.c's pipeline): the spool of a text trace read as
+ * it is written (a read waits for the events @s has flushed at the end of
+ * each chunk it handed out, and never reads past them), or the native
+ * source opened again.  The events are @s's, in chunks of the same size.
+ * If @s meets a trace error or abandons its spool, a read of the follower
+ * fails (SIM_TRACE_ERROR_IO); the caller then reports @s's error.  NULL
+ * (no error) when there is nothing to follow: no spool (stdin, no space). */
+SimTraceStream *sim_trace_stream_follow (SimTraceStream *s, GError **error);
+
 /* How many readers streams have opened in this process: text decodes and
  * native reads (tests count the passes over a trace with it). */
 void sim_trace_stream_counts (guint *text_decodes, guint *native_reads);

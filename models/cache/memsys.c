@@ -540,10 +540,27 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
   ST (L, base)[w] = bits;
   if (L->repl != SIM_REPL_RANDOM)
     touch (L, base, w);
-  /* Most L1 victims are clean and still in the core's L2: nothing changes,
-   * and the (out-of-line) eviction is not called at all. */
-  if (vb != NO_LINE && (l != 0 || (vbits & (ST_INL2 | ST_DIRTY)) != ST_INL2))
-    evict (ms, l, inst, vb, vbits, cpu);
+  if (vb == NO_LINE)
+    return;
+  /* Most L1 victims are still in the core's L2 (ST_INL2): a clean one
+   * changes nothing, and a dirty one only marks the L2 copy dirty, as
+   * evict's push_dirty_out would (SimMemSys.inl2 rules out a victim L2);
+   * neither calls the out-of-line eviction. */
+  if (l == 0 && (vbits & ST_INL2))
+    {
+      if (!(vbits & ST_DIRTY))
+        return;
+      Level *N = &ms->lv[1];
+      gsize nbase = core_set_base (ms, 1, inst, vb);
+      int nw = find_way (N, nbase, vb);
+      if (G_LIKELY (nw >= 0))
+        {
+          ms->stats[cpu].level[0].writebacks++;
+          ST (N, nbase)[nw] |= ST_DIRTY;
+          return;
+        }
+    }
+  evict (ms, l, inst, vb, vbits, cpu);
 }
 
 static ALWAYS_INLINE void

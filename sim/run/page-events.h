@@ -26,6 +26,11 @@ G_BEGIN_DECLS
 typedef struct {
   GHashTable *slab_allocs;        /* ordinal + 1 of each slab-page mm_page_alloc (a set) */
   guint64 page_allocs;            /* mm_page_alloc events with a pfn */
+  /* Or (slab_allocs NULL) the answers for one chunk of the trace, the
+   * pipelined run's (sim/run/prepass.h): ordinals base .. base + n - 1,
+   * slab[i] != 0 for a slab page. */
+  guint64 base, n;
+  const guint8 *slab;
 } SimPageClass;
 
 /* The pass, fed by the caller with the trace's events in order (the
@@ -48,7 +53,10 @@ void     sim_page_class_clear   (SimPageClass *c);
 static inline gboolean
 sim_page_class_is_slab (const SimPageClass *c, guint64 ordinal)
 {
-  return g_hash_table_contains (c->slab_allocs, GSIZE_TO_POINTER ((gsize) ordinal + 1));
+  if (c->slab_allocs)
+    return g_hash_table_contains (c->slab_allocs, GSIZE_TO_POINTER ((gsize) ordinal + 1));
+  g_assert (ordinal >= c->base && ordinal - c->base < c->n);
+  return c->slab[ordinal - c->base] != 0;
 }
 
 G_END_DECLS

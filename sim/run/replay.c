@@ -1124,6 +1124,16 @@ sim_replay_cache_names (SimReplay *rp)
   return names;
 }
 
+void
+sim_replay_untraced_counts (SimReplay *rp, const SimUntracedSet *untraced)
+{
+  rp->out->untraced_by_reuse = untraced->by_reuse;
+  rp->out->untraced_by_page_free = untraced->by_page_free;
+  rp->out->untraced_by_mm_destroy = untraced->by_mm_destroy;
+  rp->out->untraced_reused_after = untraced->reused_after;
+  rp->out->untraced_contradicted = untraced->contradicted;
+}
+
 gboolean
 sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
                   const SimWarmSet *warm, const SimPageClass *pages,
@@ -1132,13 +1142,7 @@ sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
   rp->page_class = pages;
   rp->untraced = untraced;
   if (untraced)
-    {
-      rp->out->untraced_by_reuse = untraced->by_reuse;
-      rp->out->untraced_by_page_free = untraced->by_page_free;
-      rp->out->untraced_by_mm_destroy = untraced->by_mm_destroy;
-      rp->out->untraced_reused_after = untraced->reused_after;
-      rp->out->untraced_contradicted = untraced->contradicted;
-    }
+    sim_replay_untraced_counts (rp, untraced);
   rp->trace_arg = g_strdup (trace);
   rp->trace = sim_trace_stream_name (stream);
   rp->strs = sim_trace_stream_strings (stream);
@@ -1171,6 +1175,17 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
         }
     }
   return TRUE;
+}
+
+gboolean
+sim_replay_feed_chunk (SimReplay *rp, const SimTraceEvent *evs, guint n,
+                       const SimPageClass *pages, const SimUntracedSet *untraced,
+                       GError **error)
+{
+  rp->page_class = pages;
+  rp->untraced = untraced;
+  rp->next_untraced = 0;
+  return sim_replay_feed (rp, evs, n, error);
 }
 
 gboolean
@@ -1232,7 +1247,7 @@ typedef struct {
 struct _Feed {
   GMutex lock;
   GCond  cond;
-  struct { const SimTraceEvent *ev; guint n; } ring[WINDOW];
+  struct { const SimTraceEvent *ev; guint n; const SimPrepassChunk *chunk; } ring[WINDOW];
   guint64 published;        /* chunks decoded and handed out */
   guint   window;           /* chunk buffers, <= WINDOW */
   Lane   *lanes;
@@ -1246,7 +1261,8 @@ lane_active (const Lane *l)
   return !l->failed && l->rp;
 }
 
-/* Take every chunk published and not yet taken; then finish when asked. */
+/* Take the chunks published and not yet taken (one a turn when the lanes
+ * outnumber the threads); then finish when asked. */
 static void
 lane_run (Lane *l)
 {
@@ -1256,12 +1272,26 @@ lane_run (Lane *l)
     {
       const SimTraceEvent *ev = f->ring[l->pos % f->window].ev;
       guint n = f->ring[l->pos % f->window].n;
+      const SimPrepassChunk *c = f->ring[l->pos % f->window].chunk;
       g_mutex_unlock (&f->lock);
-      gboolean ok = sim_replay_feed (l->rp, ev, n, &l->error);
+      gboolean ok = c ? sim_replay_feed_chunk (l->rp, ev, n, &c->pages, &c->untraced, &l->error)
+                      : sim_replay_feed (l->rp, ev, n, &l->error);
       g_mutex_lock (&f->lock);
       l->failed = !ok;
       l->pos++;
       g_cond_broadcast (&f->cond);
+      /* More lanes than threads: one chunk a turn.  The lane goes to
+       * the back of the pool's queue (still queued), so the lanes share
+       * the threads chunk by chunk and none is left alone at the end
+       * with several chunks to go (docs/perf/allocs4-12.md); its own
+       * chunks still run in order, one thread at a time. */
+      if (f->pool && lane_active (l) && l->pos < f->published
+          && (guint) g_thread_pool_get_max_threads (f->pool) < f->n)
+        {
+          g_thread_pool_push (f->pool, l, NULL);
+          g_mutex_unlock (&f->lock);
+          return;
+        }
     }
   if (l->finishing && l->rp && !l->failed)
     {
@@ -1335,6 +1365,146 @@ lanes_drain (Feed *f)
     }
 }
 
+/* Hand @stream's chunks to the lanes, as they take them, to its end; with
+ * @pp (the pipelined run) each with the pre-pass's answers for it, waited
+ * for.  FALSE when @pp stopped handing out answers (or they do not fit the
+ * chunk) before the stream's end.  Returns with every lane idle. */
+static gboolean
+lanes_feed (Feed *f, SimTraceStream *stream, SimPrepassPipe *pp, GError **stream_error)
+{
+  gboolean complete = TRUE;
+  sim_trace_stream_set_buffers (stream, f->window);
+  for (guint64 p = 0;; p++)
+    {
+      /* Decoding chunk p overwrites chunk p - window: every lane still
+       * running must have taken it. */
+      g_mutex_lock (&f->lock);
+      while (f->published - lanes_min_pos (f) >= f->window)
+        g_cond_wait (&f->cond, &f->lock);
+      g_mutex_unlock (&f->lock);
+      const SimTraceEvent *ev;
+      guint k;
+      if (!sim_trace_stream_next (stream, &ev, &k, stream_error))
+        {
+          /* The pre-pass must have read no more than the follower. */
+          if (pp && *stream_error == NULL && sim_prepass_pipe_chunk (pp, p) != NULL)
+            complete = FALSE;
+          break;
+        }
+      const SimPrepassChunk *c = NULL;
+      if (pp)
+        {
+          c = sim_prepass_pipe_chunk (pp, p);
+          if (c == NULL || c->n_events != k)
+            {
+              complete = FALSE;
+              break;
+            }
+        }
+      g_mutex_lock (&f->lock);
+      f->ring[f->published % f->window].ev = ev;
+      f->ring[f->published % f->window].n = k;
+      f->ring[f->published % f->window].chunk = c;
+      f->published++;
+      lanes_wake (f, TRUE);
+      g_mutex_unlock (&f->lock);
+      lanes_wake (f, FALSE);
+    }
+  g_mutex_lock (&f->lock);
+  lanes_drain (f);
+  g_mutex_unlock (&f->lock);
+  return complete;
+}
+
+/* Finish every lane still running (the trace has ended). */
+static void
+lanes_finish (Feed *f)
+{
+  g_mutex_lock (&f->lock);
+  for (guint i = 0; i < f->n; i++)
+    f->lanes[i].finishing = lane_active (&f->lanes[i]) && f->lanes[i].rp;
+  lanes_wake (f, TRUE);
+  g_mutex_unlock (&f->lock);
+  lanes_wake (f, FALSE);
+  g_mutex_lock (&f->lock);
+  lanes_drain (f);
+  g_mutex_unlock (&f->lock);
+}
+
+/* Make the replays (again), as a serial run would start them: a replay
+ * that cannot be made fails by itself; the others go on.  The number
+ * made. */
+static guint
+lanes_make (Feed *f, const char *const *specs, const SimReplayOptions *opts,
+            SimReplayResult *out)
+{
+  guint live = 0;
+  f->published = 0;
+  for (guint i = 0; i < f->n; i++)
+    {
+      Lane *l = &f->lanes[i];
+      if (l->rp)
+        sim_replay_result_clear (&out[i]);
+      g_clear_pointer (&l->rp, sim_replay_free);
+      g_clear_error (&l->error);
+      l->pos = 0;
+      l->queued = l->finishing = FALSE;
+      l->rp = sim_replay_new (specs[i], &opts[i], &out[i], &l->error);
+      l->failed = l->rp == NULL;
+      live += !l->failed;
+    }
+  return live;
+}
+
+typedef enum {
+  PIPE_DONE,          /* the replays ran to their ends (or failed by themselves) */
+  PIPE_TRACE_ERROR,   /* the trace's error, in *trace_error */
+  PIPE_AGAIN,         /* *pre is complete: replay again from it, serially */
+} PipeOutcome;
+
+/* The pipelined run (sim/run/prepass.h): the pre-pass reads @first on a
+ * thread of its own while the replays follow it through the spool,
+ * each chunk with the answers the pre-pass hands out for it.  On
+ * PIPE_DONE *follow is the stream the replays are bound to. */
+static PipeOutcome
+replay_pipelined (Feed *f, const char *trace, SimTraceStream *first,
+                  const SimPrepassOptions *po, SimPrepass *pre, SimTraceStream **follow,
+                  GError **trace_error)
+{
+  SimPrepassPipe *pp = sim_prepass_pipe_start (first, po);
+  GError *ferr = NULL;    /* the follower's: the pre-pass reports the trace's */
+  SimTraceStream *fs = sim_trace_stream_follow (first, &ferr);
+  gboolean complete = FALSE;
+  if (fs)
+    {
+      for (guint i = 0; i < f->n; i++)
+        if (!f->lanes[i].failed && !sim_replay_begin (f->lanes[i].rp, trace, fs, NULL, NULL,
+                                                      NULL, &f->lanes[i].error))
+          f->lanes[i].failed = TRUE;
+      complete = lanes_feed (f, fs, pp, &ferr) && ferr == NULL;
+    }
+  g_clear_error (&ferr);
+  gboolean exact;
+  gboolean ok = sim_prepass_pipe_finish (pp, pre, &exact, trace_error);
+  g_debug ("pipelined pre-pass: %s; the replays waited %.3f s for it",
+           !ok ? "trace error" : !complete || !exact ? "replayed again" : "exact",
+           sim_prepass_pipe_waited_ns (pp) / 1e9);
+  PipeOutcome r = !ok ? PIPE_TRACE_ERROR : !complete || !exact ? PIPE_AGAIN : PIPE_DONE;
+  if (r == PIPE_DONE)
+    {
+      for (guint i = 0; i < f->n; i++)
+        if (lane_active (&f->lanes[i]))
+          sim_replay_untraced_counts (f->lanes[i].rp, &pre->untraced);
+      lanes_finish (f);
+      *follow = fs;
+    }
+  else
+    sim_trace_stream_free (fs);
+  /* After the lanes' last use of the chunks' answers. */
+  sim_prepass_pipe_free (pp);
+  return r;
+}
+
 gboolean
 sim_replay_run_many (const char *trace, const char *const *specs, guint n,
                      const SimReplayOptions *opt, guint jobs, SimReplayResult *out,
@@ -1347,15 +1517,12 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   gboolean have_pre = FALSE;
   SimTraceInfo *info = NULL;
   SimTraceStream *first = NULL, *stream = NULL;
-  Feed f = { .lanes = lanes };
+  Feed f = { .lanes = lanes, .n = n };
   g_mutex_init (&f.lock);
   g_cond_init (&f.cond);
   for (guint i = 0; i < n; i++)
     lanes[i].feed = &f;
 
-  /* The replays, as a serial run would start them: a replay that cannot
-   * be made fails by itself; the others go on. */
-  guint live = 0;
   /* Progress is the first replay's: the others replay the same events. */
   SimReplayOptions *opts = g_new (SimReplayOptions, n);
   for (guint i = 0; i < n; i++)
@@ -1363,10 +1530,8 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
       opts[i] = *opt;
       if (i > 0)
         opts[i].progress = NULL;
-      lanes[i].rp = sim_replay_new (specs[i], &opts[i], &out[i], &lanes[i].error);
-      lanes[i].failed = lanes[i].rp == NULL;
-      live += !lanes[i].failed;
     }
+  guint live = lanes_make (&f, specs, opts, out);
   if (live == 0)
     goto resolve;
   SimTraceStreamOptions so = { .lenient = opt->lenient, .read_path = opt->read_path,
@@ -1375,17 +1540,49 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
   first = sim_trace_stream_open (trace, &so, &trace_error);
   if (first == NULL)
     goto resolve;
-  /* One decode for what every replay must know before its first event
+  /* One decode for what every replay must know before its event
    * (sim/run/prepass.h): page classes, untraced frees (kfree_rcu a grace
    * period of the machine's before its evidence), the warm set, and the
-   * trace's summary; then the replays read the events it kept. */
+   * trace's summary; the replays read the events it kept. */
   if (opt->info)
     info = sim_trace_info_new (first);
   SimPrepassOptions po = { .warm = opt->warm, .info = info,
                            .grace_period_ns = opt->machine->rcu_grace_period_us * 1000 };
-  if (!sim_prepass_read (first, &po, &pre, &trace_error))
-    goto resolve;
-  have_pre = TRUE;
+  if (jobs > 0)
+    f.pool = g_thread_pool_new (lane_job, NULL, (gint) MIN (jobs, n), TRUE, NULL);
+  f.window = n > 1 ? WINDOW : 2;
+  if (jobs >= 2 && !opt->warm)
+    {
+      /* A thread to spare: the replays start while the pre-pass reads
+       * (the warm set needs the whole trace first). */
+      gboolean *made = g_new (gboolean, n);
+      for (guint i = 0; i < n; i++)
+        made[i] = !lanes[i].failed;
+      PipeOutcome r = replay_pipelined (&f, trace, first, &po, &pre, &stream, &trace_error);
+      if (r == PIPE_TRACE_ERROR)
+        /* What a serial run reports: the pre-pass met the error before
+         * any replay began, so a replay's own failure since is not one. */
+        for (guint i = 0; i < n; i++)
+          if (made[i])
+            {
+              lanes[i].failed = FALSE;
+              g_clear_error (&lanes[i].error);
+            }
+      g_free (made);
+      if (r == PIPE_TRACE_ERROR)
+        goto resolve;
+      have_pre = TRUE;
+      if (r == PIPE_DONE)
+        goto done;
+      if (lanes_make (&f, specs, opts, out) == 0)
+        goto resolve;
+    }
+  else
+    {
+      if (!sim_prepass_read (first, &po, &pre, &trace_error))
+        goto resolve;
+      have_pre = TRUE;
+    }
   stream = sim_trace_stream_again (first, &trace_error);
   if (stream == NULL)
     goto resolve;
@@ -1394,45 +1591,10 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
                                                pre.have_warm ? &pre.warm : NULL, &pre.pages,
                                                &pre.untraced, &lanes[i].error))
       lanes[i].failed = TRUE;
-
-  f.n = n;
-  if (jobs > 0)
-    f.pool = g_thread_pool_new (lane_job, NULL, (gint) MIN (jobs, n), TRUE, NULL);
-  f.window = n > 1 ? WINDOW : 2;
-  sim_trace_stream_set_buffers (stream, f.window);
-  for (;;)
-    {
-      /* Decoding chunk p overwrites chunk p - window: every lane still
-       * running must have taken it. */
-      g_mutex_lock (&f.lock);
-      while (f.published - lanes_min_pos (&f) >= f.window)
-        g_cond_wait (&f.cond, &f.lock);
-      g_mutex_unlock (&f.lock);
-      const SimTraceEvent *ev;
-      guint k;
-      if (!sim_trace_stream_next (stream, &ev, &k, &trace_error))
-        break;
-      g_mutex_lock (&f.lock);
-      f.ring[f.published % f.window].ev = ev;
-      f.ring[f.published % f.window].n = k;
-      f.published++;
-      lanes_wake (&f, TRUE);
-      g_mutex_unlock (&f.lock);
-      lanes_wake (&f, FALSE);
-    }
-  g_mutex_lock (&f.lock);
-  lanes_drain (&f);
+  lanes_feed (&f, stream, NULL, &trace_error);
   if (trace_error == NULL)
-    {
-      for (guint i = 0; i < n; i++)
-        lanes[i].finishing = lane_active (&lanes[i]) && lanes[i].rp;
-      lanes_wake (&f, TRUE);
-      g_mutex_unlock (&f.lock);
-      lanes_wake (&f, FALSE);
-      g_mutex_lock (&f.lock);
-      lanes_drain (&f);
-    }
-  g_mutex_unlock (&f.lock);
+    lanes_finish (&f);
+done:
   /* What --lenient skipped, for the report to say. */
   for (guint i = 0; i < n; i++)
     out[i].malformed_lines = sim_trace_stream_stats (first)->malformed_lines;

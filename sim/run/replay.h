@@ -194,6 +194,15 @@ gboolean sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *str
                            const SimWarmSet *warm, const SimPageClass *pages,
                            const SimUntracedSet *untraced, GError **error);
 gboolean sim_replay_feed (SimReplay *rp, const SimTraceEvent *ev, guint n, GError **error);
+/* The same with the answers for just these events (the pipelined run,
+ * sim/run/prepass.h): @pages for their page allocations, @untraced the
+ * frees placed among them; both kept until the next call (or finish). */
+gboolean sim_replay_feed_chunk (SimReplay *rp, const SimTraceEvent *ev, guint n,
+                                const SimPageClass *pages, const SimUntracedSet *untraced,
+                                GError **error);
+/* The untraced set's counters into the result (begin does it when given
+ * the set; the pipelined run once the pre-pass has ended). */
+void sim_replay_untraced_counts (SimReplay *rp, const SimUntracedSet *untraced);
 /* The final check and the report into the result. */
 gboolean sim_replay_finish (SimReplay *rp, GError **error);
 void sim_replay_free (SimReplay *rp);

@@ -514,6 +514,7 @@ by_place (gconstpointer a, gconstpointer b)
 struct _SimUntracedCollector {
   Collect        c;
   SimUntracedSet set;
+  guint          handed;     /* frees sim_untraced_collector_new_frees returned */
 };
 
 SimUntracedCollector *
@@ -671,6 +672,21 @@ sim_untraced_collector_free (SimUntracedCollector *u)
   g_ptr_array_unref (c->mms);
   sim_untraced_set_clear (&u->set);
   g_free (u);
+}
+
+const SimUntracedFree *
+sim_untraced_collector_new_frees (SimUntracedCollector *u, guint *n)
+{
+  guint from = u->handed;
+  u->handed = u->set.frees->len;
+  *n = u->handed - from;
+  return &g_array_index (u->set.frees, SimUntracedFree, from);
+}
+
+void
+sim_untraced_frees_sort (GArray *frees)
+{
+  g_array_sort (frees, by_place);
 }
 
 void

@@ -81,6 +81,13 @@ typedef struct _SimUntracedCollector SimUntracedCollector;
 SimUntracedCollector *sim_untraced_collector_new (guint64 grace_period_ns);
 void sim_untraced_collector_feed (SimUntracedCollector *u, const SimTraceStrings *strs,
                                   const SimTraceEvent *ev, guint n);
+/* The frees made since the previous call (in the order they were made,
+ * not yet sorted): *@n of them, valid until the next feed.  The pipelined
+ * run (sim/run/prepass.h) hands them to the replays as they become final. */
+const SimUntracedFree *sim_untraced_collector_new_frees (SimUntracedCollector *u, guint *n);
+/* Sort @frees (SimUntracedFree) into the order the replay makes them, as
+ * finish does (a stable sort: frees of equal place keep their order). */
+void sim_untraced_frees_sort (GArray *frees);
 /* The set (sorted) into @out; frees @u. */
 void sim_untraced_collector_finish (SimUntracedCollector *u, SimUntracedSet *out);
 /* Abandon @u (NULL: nothing). */

@@ -111,6 +111,24 @@ test_jobs_identical (void **state)
   assert_true (tu_json_uint (json, "\"replay\": {", "events") > 2 * 16384);
 }
 
+/* Fewer threads than allocators: each lane replays one chunk a turn and
+ * moves between threads from chunk to chunk (sim/run/replay.c lane_run);
+ * with as many threads as allocators each keeps its thread.  Every
+ * interleaving gives the bytes of the one-thread-per-lane run. */
+static void
+test_turns_identical (void **state)
+{
+  (void) state;
+  g_autofree char *own = run_jobs (multi, "4", "json");
+  assert_true (tu_json_uint (own, "\"replay\": {", "events") > 2 * 16384);
+  const char *turns[] = { "1", "2", "3" };
+  for (guint j = 0; j < G_N_ELEMENTS (turns); j++)
+    {
+      g_autofree char *t = run_jobs (multi, turns[j], "json");
+      assert_string_equal (own, t);
+    }
+}
+
 /* Each allocator's report in a four-allocator run is its report when run
  * alone (the allocators share the decoded events, nothing else). */
 static void
@@ -395,6 +413,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_jobs_identical),
+    cmocka_unit_test (test_turns_identical),
     cmocka_unit_test (test_same_as_alone),
     cmocka_unit_test (test_error_identical),
     cmocka_unit_test (test_cache),
