@@ -23,7 +23,8 @@ struct _SimTraceAccount {
   SimAccountCounts counts;
   SimIdMap        *live;      /* ptr -> SimLiveObject (ptr 0 never live) */
   GArray          *caches;    /* SimAccountCache */
-  SimIdMap        *cache_ix;  /* key -> index (SimIdPair) */
+  SimIdMap        *cache_ix;  /* key -> index (SimIdPair), keys from ACCOUNT_DIRECT_IDS on */
+  GArray          *ix_by_id;  /* cache_id below ACCOUNT_DIRECT_IDS -> index + 1 (0: none) */
   guint64          last_key;  /* one-entry memo of the last cache looked up (0: none) */
   guint32          last_ix;
 };
@@ -35,6 +36,7 @@ sim_trace_account_new (void)
   a->live = sim_idmap_new (sizeof (SimLiveObject), 3072);
   a->caches = g_array_new (FALSE, TRUE, sizeof (SimAccountCache));
   a->cache_ix = sim_idmap_new (sizeof (SimIdPair), 0);
+  a->ix_by_id = g_array_new (FALSE, TRUE, sizeof (guint32));
   a->last_key = 0;            /* no key is 0: ids start at 1, size classes have bit 63 */
   return a;
 }
@@ -47,6 +49,7 @@ sim_trace_account_free (SimTraceAccount *a)
   sim_idmap_free (a->live);
   g_array_free (a->caches, TRUE);
   sim_idmap_free (a->cache_ix);
+  g_array_free (a->ix_by_id, TRUE);
   g_free (a);
 }
 
@@ -56,22 +59,45 @@ find (SimTraceAccount *a, guint64 ptr)
   return sim_idmap_lookup (a->live, ptr);
 }
 
+/* Cache ids are string ids, small and dense: those below this index an
+ * array (every allocation looks its cache up); size classes and larger ids
+ * go to the map.  Indices are handed out in order of first sight either way. */
+#define ACCOUNT_DIRECT_IDS (1u << 16)
+
 static guint32
 cache_index (SimTraceAccount *a, guint64 key)
 {
   if (key == a->last_key)
     return a->last_ix;
-  gboolean existed;
-  SimIdPair *p = sim_idmap_insert (a->cache_ix, key, &existed);
-  if (!existed)
+  guint32 ix;
+  if (key < ACCOUNT_DIRECT_IDS)
     {
-      SimAccountCache c = { .key = key };
-      g_array_append_val (a->caches, c);
-      p->value = a->caches->len - 1;
+      if (key >= a->ix_by_id->len)
+        g_array_set_size (a->ix_by_id, (guint) key + 1);
+      guint32 *v = &g_array_index (a->ix_by_id, guint32, key);
+      if (*v == 0)
+        {
+          SimAccountCache c = { .key = key };
+          g_array_append_val (a->caches, c);
+          *v = a->caches->len;
+        }
+      ix = *v - 1;
+    }
+  else
+    {
+      gboolean existed;
+      SimIdPair *p = sim_idmap_insert (a->cache_ix, key, &existed);
+      if (!existed)
+        {
+          SimAccountCache c = { .key = key };
+          g_array_append_val (a->caches, c);
+          p->value = a->caches->len - 1;
+        }
+      ix = (guint32) p->value;
     }
   a->last_key = key;
-  a->last_ix = (guint32) p->value;
-  return a->last_ix;
+  a->last_ix = ix;
+  return ix;
 }
 
 static inline SimAccountCache *

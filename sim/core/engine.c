@@ -9,15 +9,20 @@ typedef struct {
   gpointer   data;
   guint64    arg;
 } SimEvent;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (SimEvent, at) == 0);   /* sim_engine_run reads it in line */
 
 struct SimEngine {
+  /* First, as engine.h's SimEngineHot_ (the inline clock accessors). */
   guint     n_cpus;
   SimTime  *clock;             /* per-CPU clocks */
+  GArray   *heap;              /* of SimEvent, min-heap on (at, cpu, seq) */
   SimTime   now;
   guint64   next_seq;
-  GArray   *heap;              /* of SimEvent, min-heap on (at, cpu, seq) */
   GHashTable *cancelled;       /* ids cancelled but still in the heap */
 };
+G_STATIC_ASSERT (G_STRUCT_OFFSET (struct SimEngine, n_cpus) == G_STRUCT_OFFSET (SimEngineHot_, n_cpus)
+                 && G_STRUCT_OFFSET (struct SimEngine, clock) == G_STRUCT_OFFSET (SimEngineHot_, clock)
+                 && G_STRUCT_OFFSET (struct SimEngine, heap) == G_STRUCT_OFFSET (SimEngineHot_, heap));
 
 static inline gboolean
 ev_before (const SimEvent *a, const SimEvent *b)
@@ -165,7 +170,7 @@ sim_engine_step (SimEngine *eng)
 }
 
 guint64
-sim_engine_run (SimEngine *eng, SimTime until)
+sim_engine_run_due_ (SimEngine *eng, SimTime until)
 {
   guint64 n = 0;
   while (eng->heap->len > 0 && sim_engine_next_time (eng) <= until)
@@ -178,29 +183,6 @@ SimTime
 sim_engine_now (const SimEngine *eng)
 {
   return eng->now;
-}
-
-SimTime
-sim_engine_cpu_clock (const SimEngine *eng, guint cpu)
-{
-  g_return_val_if_fail (cpu < eng->n_cpus, 0);
-  return eng->clock[cpu];
-}
-
-void
-sim_engine_cpu_sync (SimEngine *eng, guint cpu, SimTime t)
-{
-  g_return_if_fail (cpu < eng->n_cpus);
-  if (eng->clock[cpu] < t)
-    eng->clock[cpu] = t;
-}
-
-SimTime
-sim_engine_cpu_advance (SimEngine *eng, guint cpu, guint64 cycles)
-{
-  g_return_val_if_fail (cpu < eng->n_cpus, 0);
-  eng->clock[cpu] += cycles;
-  return eng->clock[cpu];
 }
 
 SimTime

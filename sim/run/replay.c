@@ -594,7 +594,7 @@ run_rcu (Replay *rp, guint64 ts_ns)
  * event that ends it.  The object is marked so its later free or reuse
  * finds nothing to do. */
 static gboolean
-apply_untraced (Replay *rp, const SimTraceEvent *ev, GError **error)
+apply_untraced_due (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
   const GArray *fr = rp->untraced ? rp->untraced->frees : NULL;
   while (fr && rp->next_untraced < fr->len)
@@ -622,6 +622,19 @@ apply_untraced (Replay *rp, const SimTraceEvent *ev, GError **error)
       o->user = LIVE_SKIPPED;
     }
   return TRUE;
+}
+
+/* apply_untraced_due when a free is due (checked in line: the replay asks
+ * before every event, and few are). */
+static inline gboolean
+apply_untraced (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  const GArray *fr = rp->untraced ? rp->untraced->frees : NULL;
+  if (fr == NULL || rp->next_untraced >= fr->len
+      || (ev && g_array_index (fr, SimUntracedFree, rp->next_untraced).before_index
+                > rp->n_events))
+    return TRUE;
+  return apply_untraced_due (rp, ev, error);
 }
 
 /* The machine CPU of @ev (sim/run/cpu-map.h), with the model's periodic
