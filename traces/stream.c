@@ -104,6 +104,22 @@ spool_tail_unref (SpoolTail *t)
   g_free (t);
 }
 
+/* Guards a stream's tail pointer: the pre-pass thread drops it when the
+ * spool ends while another thread may be taking a follower's reference
+ * (sim_trace_stream_follow); without it a short trace could free the
+ * tail between the follower's test and its reference. */
+static GMutex tail_ptr_lock;
+
+static SpoolTail *
+stream_tail_take (SpoolTail **slot)
+{
+  g_mutex_lock (&tail_ptr_lock);
+  SpoolTail *t = *slot;
+  *slot = NULL;
+  g_mutex_unlock (&tail_ptr_lock);
+  return t;
+}
+
 static void
 spool_tail_publish (SpoolTail *t, guint64 bytes, int state)
 {
@@ -249,9 +265,10 @@ spool_abandon (SimTraceStream *s)
    * decodes the trace again instead. */
   g_clear_pointer (&s->spool_writer, sim_native_writer_free);
   g_clear_object (&s->spool_stream);
-  if (s->tail)
-    spool_tail_publish (s->tail, 0, TAIL_ABANDONED);
-  g_clear_pointer (&s->tail, spool_tail_unref);
+  SpoolTail *t = stream_tail_take (&s->tail);
+  if (t)
+    spool_tail_publish (t, 0, TAIL_ABANDONED);
+  spool_tail_unref (t);
   if (s->spool_fd >= 0)
     close (s->spool_fd);
   s->spool_fd = -1;
@@ -329,10 +346,11 @@ spool_finish (SimTraceStream *s)
   g_clear_pointer (&s->spool_writer, sim_native_writer_free);
   g_clear_object (&s->spool_stream);
   s->spooled = TRUE;
-  if (s->tail)
+  SpoolTail *t = stream_tail_take (&s->tail);
+  if (t)
     {
-      spool_tail_publish (s->tail, spool_size (s), TAIL_COMPLETE);
-      g_clear_pointer (&s->tail, spool_tail_unref);
+      spool_tail_publish (t, spool_size (s), TAIL_COMPLETE);
+      spool_tail_unref (t);
     }
 }
 
@@ -738,10 +756,13 @@ sim_trace_stream_follow (SimTraceStream *s, GError **error)
 {
   g_return_val_if_fail (s->keep, NULL);
   SimTraceReader *r;
-  if (s->tail)
+  g_mutex_lock (&tail_ptr_lock);
+  SpoolTail *tail = s->tail ? spool_tail_ref (s->tail) : NULL;
+  g_mutex_unlock (&tail_ptr_lock);
+  if (tail)
     {
       TailStream *ts = g_object_new (tail_stream_get_type (), NULL);
-      ts->tail = spool_tail_ref (s->tail);
+      ts->tail = tail;
       r = sim_trace_reader_new (G_INPUT_STREAM (ts), s->name, SIM_TRACE_FORMAT_AUTO, error);
       g_object_unref (ts);
     }

@@ -1471,13 +1471,9 @@ replay_pipelined (Feed *f, const char *trace, SimTraceStream *first,
                   const SimPrepassOptions *po, SimPrepass *pre, SimTraceStream **follow,
                   GError **trace_error)
 {
-  /* The follower takes its reference to the spool's tail before the
-   * pre-pass thread starts: that thread drops the stream's own reference
-   * when it finishes the spool, and on a short trace it can finish before
-   * this thread would get to it (a use after free, seen under load). */
+  SimPrepassPipe *pp = sim_prepass_pipe_start (first, po);
   GError *ferr = NULL;    /* the follower's: the pre-pass reports the trace's */
   SimTraceStream *fs = sim_trace_stream_follow (first, &ferr);
-  SimPrepassPipe *pp = sim_prepass_pipe_start (first, po);
   gboolean complete = FALSE;
   if (fs)
     {
