@@ -717,6 +717,28 @@ sim_trace_stream_set_buffers (SimTraceStream *s, guint n)
   s->n_buf = n;
 }
 
+/* A second reading of @s through @r (NULL: the opening failed): a
+ * stream of its own, with @s's name, format and leniency. */
+static SimTraceStream *
+stream_reading (SimTraceStream *s, SimTraceReader *r)
+{
+  if (r == NULL)
+    return NULL;
+  count_open (r);
+  sim_trace_reader_set_lenient (r, s->lenient);
+  SimTraceStream *a = g_new0 (SimTraceStream, 1);
+  a->ref = 1;
+  a->spool_fd = -1;
+  a->reader = r;
+  a->name = g_strdup (s->name);
+  a->format = s->format;
+  a->cached = s->cached;
+  a->strings = g_new0 (SimTraceStrings, 1);
+  a->strings->chunk = g_string_chunk_new (4096);
+  a->n_buf = 2;
+  return a;
+}
+
 SimTraceStream *
 sim_trace_stream_again (SimTraceStream *s, GError **error)
 {
@@ -734,21 +756,7 @@ sim_trace_stream_again (SimTraceStream *s, GError **error)
     /* a native file (the trace, its conversion, the cached entry) or a
      * spool that could not be written: the same source again */
     r = sim_trace_reader_open (s->read_path ? s->read_path : s->path, error);
-  if (r == NULL)
-    return NULL;
-  count_open (r);
-  sim_trace_reader_set_lenient (r, s->lenient);
-  SimTraceStream *a = g_new0 (SimTraceStream, 1);
-  a->ref = 1;
-  a->spool_fd = -1;
-  a->reader = r;
-  a->name = g_strdup (s->name);
-  a->format = s->format;
-  a->cached = s->cached;
-  a->strings = g_new0 (SimTraceStrings, 1);
-  a->strings->chunk = g_string_chunk_new (4096);
-  a->n_buf = 2;
-  return a;
+  return stream_reading (s, r);
 }
 
 SimTraceStream *
@@ -771,21 +779,7 @@ sim_trace_stream_follow (SimTraceStream *s, GError **error)
     r = sim_trace_reader_open (s->read_path ? s->read_path : s->path, error);
   else
     return NULL;
-  if (r == NULL)
-    return NULL;
-  count_open (r);
-  sim_trace_reader_set_lenient (r, s->lenient);
-  SimTraceStream *a = g_new0 (SimTraceStream, 1);
-  a->ref = 1;
-  a->spool_fd = -1;
-  a->reader = r;
-  a->name = g_strdup (s->name);
-  a->format = s->format;
-  a->cached = s->cached;
-  a->strings = g_new0 (SimTraceStrings, 1);
-  a->strings->chunk = g_string_chunk_new (4096);
-  a->n_buf = 2;
-  return a;
+  return stream_reading (s, r);
 }
 
 const SimTraceStrings *
