@@ -497,6 +497,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
           ms->core_row[l][c] = set_base (&ms->lv[l], ms->inst_tab[l][c], 0);
         }
     }
+  ms->shape_3l = ms->mode == SIM_MEMSYS_FULL && memsys_shape_3l (ms);
   return g_steal_pointer (&ms);
 }
 

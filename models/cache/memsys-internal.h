@@ -103,6 +103,9 @@ struct SimMemSys {
    * lines carry ST_INL2, so a clean L1 victim still in L2 needs no L2 probe
    * to know that the core keeps it. */
   gboolean           inl2;
+  /* The miss path's common shape (memsys.c, memsys_shape_3l): its instance
+   * with the counts as constants serves this machine. */
+  gboolean           shape_3l;
   guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
   /* Per CPU, the core timing model's pipeline state (models/alloc/alloc.h:
    * what is still in flight when one allocator call ends and the next
@@ -410,6 +413,9 @@ cg_prefetch (const SimMemSys *ms, guint64 addr)
 G_GNUC_INTERNAL SimMemSys *memsys_alloc (SimMemSysMode mode, guint n_cpus);
 G_GNUC_INTERNAL gboolean   memsys_level_init (Level *L, const SimCacheLevelSpec *spec,
                                               guint n_inst, GError **error);
+
+/* memsys.c: whether the full mode's miss path can take its common shape. */
+G_GNUC_INTERNAL gboolean   memsys_shape_3l (const SimMemSys *ms);
 
 /* memsys-cg.c: Cachegrind mode's side of the entry points in memsys.c. */
 G_GNUC_INTERNAL guint32 memsys_cg_access (SimMemSys *ms, guint64 addr, guint32 size,

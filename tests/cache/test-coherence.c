@@ -7,6 +7,7 @@
 #include "tests/testutil.h"
 #include "tests/cache/machines.h"
 #include "models/cache/memsys.h"
+#include "models/cache/memsys-internal.h"   /* memsys_shape_3l */
 
 #define A 0x1000u      /* home node 0 */
 
@@ -513,6 +514,39 @@ test_stress_core2_smt (void **state)
   stress (m);
 }
 
+/* The common shape, whose miss path is the constant-count instance
+ * (memsys.c, SH_3L): private 8-way L1 and L2, an inclusive 16-way L3 per
+ * socket, SMT; small sets so that every level evicts.  Under MESIF with a
+ * PLRU L1 (Nehalem's), MOESI with LRU everywhere and MESI with random L2
+ * and L3 replacement. */
+static SimMachine *
+tm_common_shape (SimCoherence coh, SimReplPolicy r1, SimReplPolicy r23)
+{
+  SimMachine *m = tm_new (2, 2, 2, coh);
+  tm_level (m, "L1d", 1024, 8, r1, SIM_INCL_NINE, 1, 4);
+  tm_level (m, "L2", 4096, 8, r23, SIM_INCL_NINE, 1, 10);
+  tm_level (m, "L3", 16384, 16, r23, SIM_INCL_INCLUSIVE, 0, 40);
+  return m;
+}
+
+static void
+test_stress_common_shape (void **state)
+{
+  (void) state;
+  struct { SimCoherence coh; SimReplPolicy r1, r23; } v[] = {
+    { SIM_COH_MESIF, SIM_REPL_PLRU, SIM_REPL_LRU },
+    { SIM_COH_MOESI, SIM_REPL_LRU, SIM_REPL_LRU },
+    { SIM_COH_MESI, SIM_REPL_LRU, SIM_REPL_RANDOM },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+    {
+      g_autoptr (SimMachine) m = tm_common_shape (v[i].coh, v[i].r1, v[i].r23);
+      g_autoptr (SimMemSys) ms = new_ms (m);
+      assert_true (memsys_shape_3l (ms));
+      stress (m);
+    }
+}
+
 int
 main (void)
 {
@@ -534,6 +568,7 @@ main (void)
     cmocka_unit_test (test_stress_exclusive_moesi),
     cmocka_unit_test (test_stress_nine_mesi_plru),
     cmocka_unit_test (test_stress_core2_smt),
+    cmocka_unit_test (test_stress_common_shape),
     cmocka_unit_test (test_prefetch_changes_nothing),
     cmocka_unit_test (test_batches_match_single_accesses),
   };
