@@ -1327,11 +1327,35 @@ l1_find (const Level *L, gsize base, guint64 block, guint n)
   return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
 }
 
+/* rank_touch_n for an 8-way L1 hit, the ranks written back as one 8-byte
+ * store (the hit way's 0 folded in) instead of a vector store and a byte
+ * store: the next probe of the set loads the eight ranks, and a load that
+ * spans two pending stores is not forwarded from the store buffer (it
+ * waits for both to retire), whereas one that matches a single store is. */
+static ALWAYS_INLINE void
+l1_rank_touch8 (guint8 *r, guint w)
+{
+  guint8 rw = r[w];
+  if (rw == 0)
+    return;
+#ifdef __SSE2__
+  __m128i v = _mm_loadl_epi64 ((const __m128i *) r);
+  __m128i b = _mm_set1_epi8 ((char) rw);
+  /* Ranks below rw age by one, rank rw (way w's) becomes 0. */
+  v = _mm_andnot_si128 (_mm_cmpeq_epi8 (v, b), _mm_sub_epi8 (v, _mm_cmplt_epi8 (v, b)));
+  _mm_storel_epi64 ((__m128i *) r, v);
+#else
+  rank_touch_n (r, w, 8);
+#endif
+}
+
 static ALWAYS_INLINE void
 l1_touch (Level *L, gsize base, guint way, guint n)
 {
   if (!n)
     touch (L, base, way);
+  else if (L->repl == SIM_REPL_LRU && n == 8)
+    l1_rank_touch8 (RANK (L, base), way);
   else if (L->repl == SIM_REPL_LRU)
     rank_touch_n (RANK (L, base), way, n);
   else if (L->repl == SIM_REPL_PLRU)
