@@ -148,18 +148,12 @@ str_flags_of (const char *s)
   return f;
 }
 
-/* The STR_* flags of string @id of @r ("" for 0 or an id not defined). */
-static inline guint
-str_flags (Collect *c, const SimTraceStrings *r, guint32 id)
+/* str_flags' first look at a string: the tests, then the memo (not for
+ * an id not yet defined, which reads as "" for now). */
+static G_GNUC_NO_INLINE guint
+str_flags_slow (Collect *c, const SimTraceStrings *r, guint32 id)
 {
-  if (G_LIKELY (r == c->memo_strs && id < c->memo->len))
-    {
-      guint f = g_array_index (c->memo, guint16, id);
-      if (G_LIKELY (f))
-        return f;
-    }
   guint f = str_flags_of (sim_trace_strings_get (r, id));
-  /* an id not yet defined reads as "" for now: not memoised */
   if (id != 0 && id > sim_trace_strings_count (r))
     return f;
   if (r != c->memo_strs)
@@ -171,6 +165,19 @@ str_flags (Collect *c, const SimTraceStrings *r, guint32 id)
     g_array_set_size (c->memo, id + 1);
   g_array_index (c->memo, guint16, id) = (guint16) f;
   return f;
+}
+
+/* The STR_* flags of string @id of @r ("" for 0 or an id not defined). */
+static inline guint
+str_flags (Collect *c, const SimTraceStrings *r, guint32 id)
+{
+  if (G_LIKELY (r == c->memo_strs && id < c->memo->len))
+    {
+      guint f = g_array_index (c->memo, guint16, id);
+      if (G_LIKELY (f))
+        return f;
+    }
+  return str_flags_slow (c, r, id);
 }
 
 static gboolean
