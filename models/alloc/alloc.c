@@ -118,14 +118,23 @@ dispatch_to (SimOp *op, SimCoreState *cs, guint64 target, gboolean charge)
   guint head = cs->rob_head, n = cs->rob_n;
   while (n && cs->rob_seq[head] + rob < target)
     {
-      guint64 at = cs->rob_seq[head] + rob;   /* the instruction that waits */
-      if (at > seq)
+      /* An entry ready by now stalls nobody, wherever dispatch has got to
+       * (time only grows): it leaves the window without dispatching up to
+       * the instruction that waits for it, since dispatch time charged in
+       * pieces is the same as charged at once (advance_instr carries the
+       * fractions). */
+      SimTime ready = cs->rob_ready[head];
+      if (ready > op->t)
         {
-          if (charge)
-            advance_instr (op, at - seq);
-          seq = at;
+          guint64 at = cs->rob_seq[head] + rob;   /* the instruction that waits */
+          if (at > seq)
+            {
+              if (charge)
+                advance_instr (op, at - seq);
+              seq = at;
+            }
+          sim_op_stall (op, ready);
         }
-      sim_op_stall (op, cs->rob_ready[head]);
       head = (head + 1) & ROB_MASK;
       n--;
     }
@@ -141,10 +150,18 @@ dispatch_to (SimOp *op, SimCoreState *cs, guint64 target, gboolean charge)
   note_time_cs (op, cs);
 }
 
-void
-sim_op_instr (SimOp *op, guint n)
+/* Whether dispatching up to (not including) number @target waits for no
+ * entry of the window: the oldest unfinished instruction is less than a
+ * window behind it. */
+static inline gboolean
+window_clear (const SimOp *op, const SimCoreState *cs, guint64 target)
 {
-  op->cost.n_instr += n;
+  return cs->rob_n == 0 || cs->rob_seq[cs->rob_head] + op->rob >= target;
+}
+
+static G_GNUC_NO_INLINE void
+instr_slow (SimOp *op, guint n)
+{
   SimCoreState *cs = op->cs;
   if (op->rob == 0)
     {
@@ -156,6 +173,24 @@ sim_op_instr (SimOp *op, guint n)
   dispatch_to (op, cs, cs->seq + n, TRUE);
 }
 
+void
+sim_op_instr (SimOp *op, guint n)
+{
+  op->cost.n_instr += n;
+  SimCoreState *cs = op->cs;
+  /* dispatch_to when the window holds nothing that stops these n (its
+   * loop would not run): out of line otherwise, so the common path needs
+   * no frame. */
+  if (G_LIKELY (op->rob != 0) && G_LIKELY (window_clear (op, cs, cs->seq + n)))
+    {
+      advance_instr (op, n);
+      cs->seq += n;
+      note_time_cs (op, cs);
+      return;
+    }
+  instr_slow (op, n);
+}
+
 /* A special instruction: microcoded (irq save/restore, call/ret, preempt
  * count, spin unlock) it holds dispatch for its cost; it is one entry of
  * the window. */
@@ -165,7 +200,12 @@ sim_op_xcost (SimOp *op, SimXCost x)
   guint c = op->core->cost[x];
   SimCoreState *cs = op->cs;
   if (op->rob)
-    dispatch_to (op, cs, cs->seq + 1, FALSE);
+    {
+      if (G_LIKELY (window_clear (op, cs, cs->seq + 1)))
+        cs->seq++;                /* dispatch_to, whose note_time the one below covers */
+      else
+        dispatch_to (op, cs, cs->seq + 1, FALSE);
+    }
   else if (cs)
     cs->seq++;
   op->t += c;
