@@ -43,7 +43,19 @@ struct _SimDecisions {
   GHashTable *slab_page_set;      /* ordinal + 1, caller's */
   SimIdMap *pend_ordinal;         /* head pfn -> ordinal + 1 */
   guint64 page_alloc_ordinal;
+  /* sim_decisions_event's memo of which cache an event names, so that an
+   * allocation neither prints a kmalloc class name nor hashes a string:
+   * by interned cache id (the strings of memo_strs; 0: not yet looked up),
+   * and by kmalloc type and size.  Both hold cache index + 1, and name a
+   * cache that sim_decisions_cache_name + cache_index would find: an
+   * interned string never changes, nor does a cache's index. */
+  const SimTraceStrings *memo_strs;
+  GArray *by_cache_id;            /* guint32, indexed by cache id */
+  guint32 *by_kmalloc;            /* [type][bytes_alloc], KMALLOC_TYPES x (KMALLOC_MAX_CACHE + 1) */
+  guint32 kmalloc_large;
 };
+
+#define KMALLOC_TYPES 4
 
 static void
 cache_free (gpointer p)
@@ -80,6 +92,9 @@ sim_decisions_free (SimDecisions *d)
   sim_idmap_free (d->pend_ordinal);
   if (d->sorted)
     g_array_unref (d->sorted);
+  if (d->by_cache_id)
+    g_array_unref (d->by_cache_id);
+  g_free (d->by_kmalloc);
   g_free (d);
 }
 
@@ -167,15 +182,25 @@ sim_decisions_obj_free (SimDecisions *d, guint cpu, guint64 ptr)
   per_cpu (c, cpu)->last_freed = ptr;
 }
 
+static void alloc_in (SimDecisions *d, guint cpu, guint ci, guint64 ptr);
+
 void
 sim_decisions_alloc (SimDecisions *d, guint cpu, const char *cache, guint64 ptr)
 {
   if (ptr == 0)
     return;
+  alloc_in (d, cpu, cache_index (d, cache), ptr);
+}
+
+/* sim_decisions_alloc of @ptr (not 0) in the cache of index @ci.  The
+ * implicit free comes first, as it did when the cache was looked up after
+ * it: looking a cache up only ever adds one. */
+static void
+alloc_in (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
+{
   gboolean implicit = map_get (d->live, ptr) != 0;
   if (implicit)
     sim_decisions_obj_free (d, cpu, ptr);
-  guint ci = cache_index (d, cache);
   Cache *c = g_ptr_array_index (d->caches, ci);
   if (implicit)
     c->pub.implicit++;
@@ -312,18 +337,66 @@ sim_decisions_cache_name (const SimTraceStrings *r, const SimTraceEvent *ev, cha
   return buf;
 }
 
+/* The index of the cache sim_decisions_cache_name names for @ev, from
+ * the memo when it can be. */
+static guint
+event_cache_index (SimDecisions *d, const SimTraceStrings *r, const SimTraceEvent *ev)
+{
+  guint32 *slot = NULL;
+  if (!sim_trace_kind_is_kmalloc (ev->kind))
+    {
+      guint32 id = ev->cache_id;
+      /* an id not yet defined reads as "" (unnamed-<bytes_req>): no memo */
+      if (id != 0 && id <= sim_trace_strings_count (r))
+        {
+          if (r != d->memo_strs)
+            {
+              if (d->by_cache_id)
+                g_array_set_size (d->by_cache_id, 0);
+              d->memo_strs = r;
+            }
+          if (d->by_cache_id == NULL)
+            d->by_cache_id = g_array_new (FALSE, TRUE, sizeof (guint32));
+          if (id >= d->by_cache_id->len)
+            g_array_set_size (d->by_cache_id, id + 1);
+          slot = &g_array_index (d->by_cache_id, guint32, id);
+          /* "" is named by its bytes_req: not memoised */
+          if (*slot == 0 && *sim_trace_strings_get (r, id) == '\0')
+            slot = NULL;
+        }
+    }
+  else if (ev->bytes_alloc > KMALLOC_MAX_CACHE)
+    slot = &d->kmalloc_large;
+  else
+    {
+      guint type = (ev->gfp & SIM_GFP (DMA)) ? 1
+                 : (ev->gfp & SIM_GFP (RECLAIMABLE)) ? 2
+                 : (ev->gfp & SIM_GFP (ACCOUNT)) ? 3 : 0;
+      if (d->by_kmalloc == NULL)
+        d->by_kmalloc = g_new0 (guint32, KMALLOC_TYPES * (KMALLOC_MAX_CACHE + 1));
+      slot = &d->by_kmalloc[type * (KMALLOC_MAX_CACHE + 1) + ev->bytes_alloc];
+    }
+  if (slot && *slot)
+    return *slot - 1;
+  char buf[64];
+  guint ci = cache_index (d, sim_decisions_cache_name (r, ev, buf, sizeof buf));
+  if (slot)
+    *slot = ci + 1;
+  return ci;
+}
+
 void
 sim_decisions_event (SimDecisions *d, const SimTraceStrings *r, const SimTraceEvent *ev)
 {
   guint cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0;
-  char buf[64];
   switch (ev->kind)
     {
     case SIM_TRACE_KMALLOC:
     case SIM_TRACE_KMALLOC_NODE:
     case SIM_TRACE_CACHE_ALLOC:
     case SIM_TRACE_CACHE_ALLOC_NODE:
-      sim_decisions_alloc (d, cpu, sim_decisions_cache_name (r, ev, buf, sizeof buf), ev->ptr);
+      if (ev->ptr)
+        alloc_in (d, cpu, event_cache_index (d, r, ev), ev->ptr);
       break;
     case SIM_TRACE_KFREE:
     case SIM_TRACE_CACHE_FREE:
