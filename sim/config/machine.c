@@ -971,3 +971,16 @@ sim_machine_to_yaml (const SimMachine *m)
     }
   return g_string_free (out, FALSE);
 }
+
+char *
+sim_machine_sha256 (const SimMachine *m)
+{
+  g_autofree char *yaml = sim_machine_to_yaml (m);
+  const char *p = yaml;
+  while (*p == '#')
+    {
+      const char *nl = strchr (p, '\n');
+      p = nl ? nl + 1 : p + strlen (p);
+    }
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, p, -1);
+}

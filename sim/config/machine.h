@@ -169,6 +169,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimMachine, sim_machine_free)
  * the same machine ("slabsim machine show"). */
 char       *sim_machine_to_yaml (const SimMachine *m);
 
+/* SHA-256 (hex) of that YAML without its comment lines, which name the
+ * file it came from: a copy of a machine elsewhere is the same machine
+ * (run's provenance "machine_resolved_sha256", the sweep's input hash). */
+char       *sim_machine_sha256 (const SimMachine *m);
+
 /* Names of the bundled machines (NULL-terminated, static). */
 const char *const *sim_machine_builtin_names (void);
 

@@ -729,8 +729,7 @@ sim_run_report_provenance (SimRunReport *r, GPtrArray *keep, GError **error)
       g_ptr_array_add (keep, m);
       r->machine_file_sha256 = m;
     }
-  g_autofree char *yaml = sim_machine_to_yaml (r->machine);
-  char *res = sim_data_sha256 (yaml, -1);
+  char *res = sim_machine_sha256 (r->machine);
   g_ptr_array_add (keep, res);
   r->machine_resolved_sha256 = res;
   return TRUE;

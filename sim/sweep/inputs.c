@@ -67,21 +67,6 @@ hash_file (const char *path, GError **error)
   return sim_sha256_finish (sum);
 }
 
-static char *
-hash_machine (const SimMachine *m)
-{
-  g_autofree char *yaml = sim_machine_to_yaml (m);
-  /* The comment lines name the file it came from: a copy elsewhere is the
-   * same machine. */
-  const char *p = yaml;
-  while (*p == '#')
-    {
-      const char *nl = strchr (p, '\n');
-      p = nl ? nl + 1 : p + strlen (p);
-    }
-  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, p, -1);
-}
-
 static GHashTable *
 cache_load (const char *path)
 {
@@ -165,7 +150,7 @@ sim_sweep_inputs_new (const SimSweepPlan *plan, const char *dir, GError **error)
   in->trace_sha = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   in->machine_sha = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < plan->machines->len; i++)
-    g_ptr_array_add (in->machine_sha, hash_machine (g_ptr_array_index (plan->machines, i)));
+    g_ptr_array_add (in->machine_sha, sim_machine_sha256 (g_ptr_array_index (plan->machines, i)));
 
   g_autofree char *cache_path = dir ? g_build_filename (dir, "traces.json", NULL) : NULL;
   GHashTable *cache = cache_path ? cache_load (cache_path)

@@ -69,6 +69,42 @@ test_run_json_provenance (void **state)
   g_unlink (json);
 }
 
+/* The resolved machine's hash names the machine, not where its file lies:
+ * the bundled machine by name, by path, and a copy of its file in a
+ * temporary directory give the same machine_resolved_sha256. */
+static char *
+resolved_hash (const char *trace_path, const char *machine)
+{
+  g_autofree char *out = NULL;
+  int rc = tu_run (&out, NULL, (const char *[]) { "run", "--format", "json", "-a", "slub@2.6.34",
+                                                  "--machine", machine, trace_path, NULL });
+  assert_int_equal (rc, 0);
+  const char *k = strstr (out, "\"machine_resolved_sha256\": \"");
+  assert_non_null (k);
+  k += strlen ("\"machine_resolved_sha256\": \"");
+  assert_non_null (strchr (k, '"'));
+  return g_strndup (k, (gsize) (strchr (k, '"') - k));
+}
+
+static void
+test_resolved_hash_ignores_path (void **state)
+{
+  (void) state;
+  g_autofree char *path = tu_source_path (trace);
+  g_autofree char *mpath = tu_source_path ("configs/machines/nehalem-ep-2s.yaml");
+  g_autofree char *data = NULL;
+  gsize len;
+  assert_true (g_file_get_contents (mpath, &data, &len, NULL));
+  g_autofree char *copy = tu_write_temp (".yaml", data, (gssize) len);
+  g_autofree char *by_name = resolved_hash (path, "nehalem-ep-2s");
+  g_autofree char *by_path = resolved_hash (path, mpath);
+  g_autofree char *by_copy = resolved_hash (path, copy);
+  g_unlink (copy);
+  assert_int_equal (strlen (by_name), 64);
+  assert_string_equal (by_name, by_path);
+  assert_string_equal (by_name, by_copy);
+}
+
 /* 2.6.34 on 16 CPUs merges kmalloc-256, maple_node and skbuff_head_cache
  * into :t-0000256: every one of those names is listed (the first cache
  * created first: the name the tracepoints print), in JSON and in text. */
@@ -107,6 +143,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_run_json_provenance),
+    cmocka_unit_test (test_resolved_hash_ignores_path),
     cmocka_unit_test (test_merged_cache_names),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
