@@ -1074,6 +1074,40 @@ sim_page_head (const SimPageAlloc *pa, SimAddr addr)
 }
 
 SimAddr
+sim_page_head_structs (const SimPageAlloc *pa, SimAddr addr, SimAddr *page_struct,
+                       SimAddr *head_struct)
+{
+  /* sim_page_head and sim_page_struct in one: the zone found once (the
+   * head is in the zone of @addr).  Every free asks (virt_to_head_page). */
+  const PaZone *z = &pa->zones[pa->m->numa ? (guint) ((addr / pa->m->node_bytes) % pa->n_nodes)
+                                           : 0];
+  SimAddr page = addr & ~(SimAddr) (SIM_PAGE_SIZE - 1);
+  SimAddr head = page;
+  if (addr >= z->managed_start)
+    {
+      guint64 f = (addr - z->managed_start) >> SIM_PAGE_SHIFT;
+      if (f < z->n_frames)
+        {
+          guint8 st = z->state[f];
+          if (ST_KIND (st) == PA_ST_TAIL)
+            head = pa_frame_addr (z, (guint32) f & ~((1u << ST_ORDER (st)) - 1));
+        }
+    }
+  if (G_UNLIKELY (addr < z->base
+                  || ((addr - z->base) >> SIM_PAGE_SHIFT) * SIM_STRUCT_PAGE_SIZE
+                     >= z->static_start - z->base))
+    {
+      /* Not a page of the map: the same complaint as sim_page_struct's. */
+      *page_struct = sim_page_struct (pa, addr);
+      *head_struct = sim_page_struct (pa, head);
+      return head;
+    }
+  *page_struct = z->base + ((addr - z->base) >> SIM_PAGE_SHIFT) * SIM_STRUCT_PAGE_SIZE;
+  *head_struct = z->base + ((head - z->base) >> SIM_PAGE_SHIFT) * SIM_STRUCT_PAGE_SIZE;
+  return head;
+}
+
+SimAddr
 sim_page_static_alloc (SimPageAlloc *pa, guint node, guint64 size, guint64 align)
 {
   g_return_val_if_fail (pa != NULL, 0);
