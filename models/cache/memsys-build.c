@@ -522,6 +522,7 @@ sim_memsys_free (SimMemSys *ms)
     for (guint c = 0; c < ms->n_cpus; c++)
       g_free (ms->core_state[c]);
   g_free (ms->core_state);
+  g_free (ms->hint_row);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
     {

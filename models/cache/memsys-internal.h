@@ -62,6 +62,13 @@ typedef struct {
 
 /* A directory entry with its holder bitmap inline (mask_words words), so
  * that a probe touches one host cache line, not two. */
+/* Where a CPU's sets of one level start (memsys.c's look-ahead hint in
+ * sim_memsys_access_refs): its instance's first tag and first state byte. */
+typedef struct {
+  const guint64 *tag;
+  const guint8  *st;
+} HintRow;
+
 typedef struct {
   guint64 block;               /* NO_LINE = empty slot */
   gint32  owner;               /* domain holding E/M/O, or -1 */
@@ -104,6 +111,10 @@ struct SimMemSys {
    * what is still in flight when one allocator call ends and the next
    * begins); allocated by its first user, g_free'd here. */
   gpointer          *core_state;   /* [n_cpus] */
+  /* [n_cpus * n_levels], full mode: built by the first batch of
+   * sim_memsys_access_refs, so that its look-ahead hint finds a CPU's set
+   * with one load per level. */
+  HintRow           *hint_row;
 };
 
 /* ---- Cache arrays ------------------------------------------------------ */
