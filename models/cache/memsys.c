@@ -730,10 +730,11 @@ evict_k (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint c
   dir_drop (ms, block, dom, sh);
 }
 
-/* The out-of-line evictions: one for any machine, and one per level for
- * SH_3L, where the level is a constant too (an L1 victim is rarely evicted
- * at all, thanks to ST_INL2; an L2 victim checks the L1; an L3 victim
- * back-invalidates). */
+/* The evictions: one out of line for any machine, and for SH_3L one per
+ * level, where the level is a constant too: an L1 victim is rarely evicted
+ * at all (ST_INL2) and an L3 victim back-invalidates, both out of line;
+ * an L2 victim, one per L2 fill, only checks the L1 and the directory, so
+ * its eviction is inlined into the fill. */
 static G_GNUC_NO_INLINE void
 evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
 {
@@ -744,12 +745,6 @@ static G_GNUC_NO_INLINE void
 evict_3l_0 (SimMemSys *ms, guint inst, guint64 block, guint8 bits, guint cpu)
 {
   evict_k (ms, 0, inst, block, bits, cpu, SH_3L);
-}
-
-static G_GNUC_NO_INLINE void
-evict_3l_1 (SimMemSys *ms, guint inst, guint64 block, guint8 bits, guint cpu)
-{
-  evict_k (ms, 1, inst, block, bits, cpu, SH_3L);
 }
 
 static G_GNUC_NO_INLINE void
@@ -766,7 +761,7 @@ evict_sh (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint 
   else if (l == 0)
     evict_3l_0 (ms, inst, block, bits, cpu);
   else if (l == 1)
-    evict_3l_1 (ms, inst, block, bits, cpu);
+    evict_k (ms, 1, inst, block, bits, cpu, SH_3L);   /* every L2 fill's victim: inline */
   else
     evict_3l_2 (ms, inst, block, bits, cpu);
 }
