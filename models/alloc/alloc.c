@@ -101,6 +101,10 @@ advance_instr (SimOp *op, guint64 n)
 #define SB_LINE_SHIFT 6
 #define SB_LINE_MASK (SIM_CORE_SB_LINES - 1)
 G_STATIC_ASSERT ((SIM_CORE_SB_LINES & SB_LINE_MASK) == 0);
+/* [addr, addr+size) is within one line (an empty range: the line of addr,
+ * which a store that overlaps it must cover). */
+#define SB_ONE_LINE(addr, size) \
+  (((addr) & ((1u << SB_LINE_SHIFT) - 1)) + (guint64) (size) <= (1u << SB_LINE_SHIFT))
 G_STATIC_ASSERT ((SIM_CORE_MAX_ROB & ROB_MASK) == 0);
 G_STATIC_ASSERT ((SIM_CORE_MAX_STORES & SB_MASK) == 0);
 
@@ -312,7 +316,9 @@ sb_make_room (SimOp *op, SimCoreState *cs)
 static inline void
 sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime owned)
 {
-  SimTime commit = MAX (MAX (owned, data), MAX (cs->sb_last + 1, cs->retired));
+  /* (@owned is never before @data: the line is asked for once the data is
+   * there, or the data is the line's old value.) */
+  SimTime commit = MAX (owned, MAX (cs->sb_last + 1, cs->retired));
   guint i = (cs->sb_head + cs->sb_n) & SB_MASK;
   cs->sb[i] = commit;
   cs->sb_data[i] = data;
@@ -322,12 +328,14 @@ sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime own
   cs->sb_last = commit;
   guint64 k = ++cs->sb_pushed;
   SimAddr first = addr >> SB_LINE_SHIFT;
-  SimAddr last = (addr + MAX (size, 1) - 1) >> SB_LINE_SHIFT;
-  if (G_LIKELY (first == last))
+  if (G_LIKELY (SB_ONE_LINE (addr, size)))
     cs->sb_line[first & SB_LINE_MASK] = k;
   else
-    for (SimAddr l = first; l <= last && l - first < SIM_CORE_SB_LINES; l++)
-      cs->sb_line[l & SB_LINE_MASK] = k;
+    {
+      SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
+      for (SimAddr l = first; l <= last && l - first < SIM_CORE_SB_LINES; l++)
+        cs->sb_line[l & SB_LINE_MASK] = k;
+    }
 }
 
 /* Store-to-load forwarding, step one: the number of the youngest
@@ -339,14 +347,17 @@ sb_candidate (const SimCoreState *cs, SimAddr addr, guint32 size)
 {
   guint64 oldest = cs->sb_pushed - cs->sb_n;     /* in the buffer: numbers above */
   SimAddr first = addr >> SB_LINE_SHIFT;
-  SimAddr last = (addr + MAX (size, 1) - 1) >> SB_LINE_SHIFT;
   guint64 from;
-  if (G_LIKELY (first == last))
+  if (G_LIKELY (SB_ONE_LINE (addr, size)))
     from = cs->sb_line[first & SB_LINE_MASK];
-  else if (last - first == 1)
-    from = MAX (cs->sb_line[first & SB_LINE_MASK], cs->sb_line[last & SB_LINE_MASK]);
   else
-    from = cs->sb_pushed;
+    {
+      SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
+      if (last - first == 1)
+        from = MAX (cs->sb_line[first & SB_LINE_MASK], cs->sb_line[last & SB_LINE_MASK]);
+      else
+        from = cs->sb_pushed;
+    }
   return from > oldest ? from : 0;
 }
 
