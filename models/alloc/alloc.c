@@ -310,6 +310,16 @@ sb_make_room (SimOp *op, SimCoreState *cs)
   cs->sb_n = n;
 }
 
+/* Store number @k touches the lines of [addr, addr+size), more than one. */
+static G_GNUC_NO_INLINE void
+sb_index_lines (SimCoreState *cs, SimAddr addr, guint32 size, guint64 k)
+{
+  SimAddr first = addr >> SB_LINE_SHIFT;
+  SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
+  for (SimAddr l = first; l <= last && l - first < SIM_CORE_SB_LINES; l++)
+    cs->sb_line[l & SB_LINE_MASK] = k;
+}
+
 /* A store enters the buffer: its data is ready at @data, its line owned at
  * @owned.  Stores commit to L1d in program order, one per cycle at most,
  * after they retire (after every instruction before them is done). */
@@ -327,15 +337,10 @@ sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime own
   cs->sb_n++;
   cs->sb_last = commit;
   guint64 k = ++cs->sb_pushed;
-  SimAddr first = addr >> SB_LINE_SHIFT;
   if (G_LIKELY (SB_ONE_LINE (addr, size)))
-    cs->sb_line[first & SB_LINE_MASK] = k;
+    cs->sb_line[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK] = k;
   else
-    {
-      SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
-      for (SimAddr l = first; l <= last && l - first < SIM_CORE_SB_LINES; l++)
-        cs->sb_line[l & SB_LINE_MASK] = k;
-    }
+    sb_index_lines (cs, addr, size, k);
 }
 
 /* Store-to-load forwarding, step one: the number of the youngest
@@ -454,8 +459,14 @@ sim_op_load_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok aft
   SimCoreState *cs = op->cs;
   SimTime ti = MAX (op->t, after);
   gboolean miss = lat > op->hit_latency;
-  if (G_UNLIKELY ((cs->sb_n && sb_candidate (cs, addr, size))
-                  || (miss && cs->n_miss >= op->fb_lim)))
+  /* sb_candidate for a load within one line; anything else (a store to
+   * forward from, a load across lines, every fill buffer taken) goes the
+   * long way. */
+  if (G_UNLIKELY (cs->sb_n
+                  && (!SB_ONE_LINE (addr, size)
+                      || cs->sb_line[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK]
+                         > cs->sb_pushed - cs->sb_n))
+      || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
     return load_slow (op, cs, addr, size, ti, lat);
   /* load_ready with nothing to forward and a fill buffer free (fb_issue). */
   if (miss)
@@ -467,11 +478,18 @@ sim_op_load_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok aft
   return load_finish (op, cs, ti + lat);
 }
 
-/* The rest of a store whose miss finds every fill buffer taken. */
+/* A store that finds the buffer full or every fill buffer taken: out of
+ * line, so that the common path needs no frame. */
 static G_GNUC_NO_INLINE void
-store_slow (SimOp *op, SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, guint32 lat)
+store_slow (SimOp *op, SimCoreState *cs, SimAddr addr, guint32 size, guint32 lat, SimTok after)
 {
-  SimTime rfo = fb_issue (op, cs, data, lat);
+  sb_make_room (op, cs);
+  /* The line is requested (RFO) once the store's data and address are
+   * known; a miss holds a fill buffer like a load's. */
+  SimTime data = MAX (op->t, after);
+  SimTime rfo = data;
+  if (lat > op->hit_latency)
+    rfo = fb_issue (op, cs, rfo, lat);
   sb_push (cs, addr, size, data, rfo + lat);
   note_time_cs (op, cs);
 }
@@ -489,19 +507,26 @@ sim_op_store_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok af
       return;
     }
   SimCoreState *cs = op->cs;
-  sb_make_room (op, cs);
-  /* The line is requested (RFO) once the store's data and address are
-   * known; a miss holds a fill buffer like a load's. */
+  /* sb_make_room's first step: forget the stores committed by now. */
+  guint head = cs->sb_head, n = cs->sb_n;
+  while (n && cs->sb[head] <= op->t)
+    {
+      head = (head + 1) & SB_MASK;
+      n--;
+    }
+  cs->sb_head = head;
+  cs->sb_n = n;
+  gboolean miss = lat > op->hit_latency;
+  if (G_UNLIKELY (n >= op->sb_cap) || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
+    {
+      store_slow (op, cs, addr, size, lat, after);
+      return;
+    }
+  /* store_slow with room in the buffer and a fill buffer free. */
   SimTime data = MAX (op->t, after);
   SimTime rfo = data;
-  if (lat > op->hit_latency)
+  if (miss)
     {
-      if (G_UNLIKELY (cs->n_miss >= op->fb_lim))
-        {
-          store_slow (op, cs, addr, size, data, lat);
-          return;
-        }
-      /* fb_issue with a fill buffer free. */
       rfo = MAX (rfo, cs->miss_floor);
       cs->miss[cs->n_miss++] = rfo + lat;
       cs->miss_floor = rfo;
