@@ -194,16 +194,19 @@ sim_native_writer_add_many (SimNativeWriter *w, const SimTraceEvent *ev, guint n
     {
       guint room = SIM_NATIVE_BLOCK_EVENTS - w->n;
       guint take = MIN (room, n - i);
-      if (G_UNLIKELY (w->rec_cap - w->rec_len < (gsize) take * RECORD_MAX))
-        {
-          while (w->rec_cap - w->rec_len < (gsize) take * RECORD_MAX)
-            w->rec_cap *= 2;
-          w->rec = g_realloc (w->rec, w->rec_cap);
-        }
       guint8 *p = w->rec + w->rec_len;
       guint64 ts = w->ts, line = w->line, ptr = w->ptr;
       for (guint k = 0; k < take; k++)
-        p = put_record (p, &ev[i + k], &ts, &line, &ptr);
+        {
+          if (G_UNLIKELY (w->rec_cap - (gsize) (p - w->rec) < RECORD_MAX))
+            {
+              gsize at = (gsize) (p - w->rec);
+              w->rec_cap *= 2;
+              w->rec = g_realloc (w->rec, w->rec_cap);
+              p = w->rec + at;
+            }
+          p = put_record (p, &ev[i + k], &ts, &line, &ptr);
+        }
       w->ts = ts, w->line = line, w->ptr = ptr;
       w->rec_len = (gsize) (p - w->rec);
       w->events += take;
