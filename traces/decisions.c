@@ -53,6 +53,7 @@ struct _SimDecisions {
   GArray *by_cache_id;            /* guint32, indexed by cache id */
   guint32 *by_kmalloc;            /* [type][bytes_alloc], KMALLOC_TYPES x (KMALLOC_MAX_CACHE + 1) */
   guint32 kmalloc_large;
+  gboolean slab_pages_only;       /* sim_decisions_slab_pages_only */
 };
 
 #define KMALLOC_TYPES 4
@@ -170,13 +171,14 @@ in_direct_map (guint64 ptr)
 void
 sim_decisions_obj_free (SimDecisions *d, guint cpu, guint64 ptr)
 {
-  guint64 v = map_get (d->live, ptr);
-  if (v == 0)
+  SimIdPair *e = sim_idmap_lookup (d->live, ptr);
+  if (e == NULL)
     {
       d->totals.unknown_frees++;
       return;
     }
-  map_del (d->live, ptr);
+  guint64 v = e->value;
+  sim_idmap_remove_entry (d->live, e);
   Cache *c = g_ptr_array_index (d->caches, v - 1);
   c->pub.frees++;
   per_cpu (c, cpu)->last_freed = ptr;
@@ -192,20 +194,69 @@ sim_decisions_alloc (SimDecisions *d, guint cpu, const char *cache, guint64 ptr)
   alloc_in (d, cpu, cache_index (d, cache), ptr);
 }
 
-/* sim_decisions_alloc of @ptr (not 0) in the cache of index @ci.  The
- * implicit free comes first, as it did when the cache was looked up after
- * it: looking a cache up only ever adds one. */
+/* alloc_in for sim_decisions_slab_pages_only: what decides which blocks
+ * are slabs, the same steps as below without the metrics (no live map,
+ * per-CPU state or distinct set: none of them feeds back into it). */
+static void
+slab_pages_alloc (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
+{
+  if (!in_direct_map (ptr))
+    return;
+  guint64 pfn = (ptr - SIM_DIRECT_MAP_BASE) >> 12;
+  guint64 head = 0;
+  if (block_containing (d->slabs, pfn, &head))
+    return;
+  Cache *c = g_ptr_array_index (d->caches, ci);
+  guint64 pend = block_containing (d->pending, pfn, &head);
+  if (pend && ((pend - 1) >> 8) == cpu)
+    {
+      guint order = (guint) ((pend - 1) & 0x7f);
+      map_del (d->pending, head);
+      if (d->slab_page_set)
+        {
+          guint64 ord = map_get (d->pend_ordinal, head);
+          if (ord)
+            g_hash_table_add (d->slab_page_set, GSIZE_TO_POINTER ((gsize) ord));
+          map_del (d->pend_ordinal, head);
+        }
+      map_set (d->slabs, head, SLAB_PACK (ci, FALSE, order) + 1);
+      c->pub.new_slabs++;
+      c->pub.order = (gint) order;
+    }
+  else
+    {
+      guint order = c->pub.order >= 0 ? (guint) c->pub.order : 0;
+      head = pfn & ~((G_GUINT64_CONSTANT (1) << order) - 1);
+      map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
+    }
+}
+
+/* sim_decisions_alloc of @ptr (not 0) in the cache of index @ci (looking
+ * a cache up only ever adds one, so it may come before the implicit
+ * free). */
 static void
 alloc_in (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
 {
-  gboolean implicit = map_get (d->live, ptr) != 0;
+  if (d->slab_pages_only)
+    {
+      slab_pages_alloc (d, cpu, ci, ptr);
+      return;
+    }
+  /* One probe of the live map: a pointer still live is freed first (what
+   * sim_decisions_obj_free does, the entry reused in place). */
+  gboolean implicit;
+  SimIdPair *e = sim_idmap_insert (d->live, ptr, &implicit);
   if (implicit)
-    sim_decisions_obj_free (d, cpu, ptr);
+    {
+      Cache *old = g_ptr_array_index (d->caches, e->value - 1);
+      old->pub.frees++;
+      per_cpu (old, cpu)->last_freed = ptr;
+    }
+  e->value = ci + 1;
   Cache *c = g_ptr_array_index (d->caches, ci);
   if (implicit)
     c->pub.implicit++;
   c->pub.allocs++;
-  map_set (d->live, ptr, ci + 1);
   PerCpu *pc = per_cpu (c, cpu);
   if (pc->last_freed == ptr)
     {
@@ -251,12 +302,18 @@ alloc_in (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
           map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
         }
     }
+  if (pc->last_slab == head + 1)
+    {
+      /* the previous allocation's slab is in distinct already: only
+       * sim_decisions_page_free takes a head out of it, and it clears the
+       * per-CPU last_slab that names it */
+      c->pub.same_slab++;
+      return;
+    }
   gboolean seen;
   sim_idmap_insert (c->distinct, head, &seen);
   if (!seen)
     c->pub.distinct_slabs++;
-  if (pc->last_slab == head + 1)
-    c->pub.same_slab++;
   pc->last_slab = head + 1;
 }
 
@@ -293,6 +350,8 @@ sim_decisions_page_free (SimDecisions *d, guint64 pfn, guint order)
   else
     c->pub.freed_slabs++;
   map_del (d->slabs, pfn);
+  if (d->slab_pages_only)
+    return;
   /* Allocations' "previous slab" may not outlive the slab. */
   for (guint i = 0; i < c->cpu->len; i++)
     {
@@ -400,7 +459,7 @@ sim_decisions_event (SimDecisions *d, const SimTraceStrings *r, const SimTraceEv
       break;
     case SIM_TRACE_KFREE:
     case SIM_TRACE_CACHE_FREE:
-      if (ev->ptr)
+      if (ev->ptr && !d->slab_pages_only)
         sim_decisions_obj_free (d, cpu, ev->ptr);
       break;
     case SIM_TRACE_PAGE_ALLOC:
@@ -458,6 +517,12 @@ sim_decisions_track_slab_pages (SimDecisions *d, GHashTable *set)
   d->slab_page_set = set;
   if (d->pend_ordinal == NULL)
     d->pend_ordinal = sim_idmap_new (sizeof (SimIdPair), 0);
+}
+
+void
+sim_decisions_slab_pages_only (SimDecisions *d)
+{
+  d->slab_pages_only = TRUE;
 }
 
 const SimDecisionTotals *

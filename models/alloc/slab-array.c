@@ -219,7 +219,7 @@ cache_flusharray (SimSlab *m, SimOp *op, SlabCache *c, ArrayCache *ac)
 }
 
 /* ------------------------------------------------------------------ */
-/* Allocation                                                          */
+/* Refill                                                              */
 
 SimAddr
 cache_alloc_refill (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp)

@@ -49,7 +49,7 @@ list_del_slab (SimSlab *m, SimOp *op, Node *n, Slab *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* Slab creation and destruction                                      */
+/* Slab creation and destruction                                       */
 
 static void
 map_slab_pages (SimSlab *m, Slab *s, gboolean add)

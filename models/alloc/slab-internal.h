@@ -291,7 +291,6 @@ object_slab (const SimSlab *m, SimAddr addr)
   return s;
 }
 
-
 /* ------------------------------------------------------------------ */
 /* What the files call in each other                                   */
 

@@ -79,8 +79,7 @@
 #include "models/alloc/slab-internal.h"
 
 /* ------------------------------------------------------------------ */
-/* Counter names                                                      */
-
+/* Counter names                                                       */
 
 static const char *const stat_names[SIM_SLAB_N_STATS] = {
 #define SLAB_STAT_NAME(e, n) n,
@@ -96,7 +95,7 @@ sim_slab_stat_name (SimSlabStat st)
 }
 
 /* ------------------------------------------------------------------ */
-/* Allocation                                                         */
+/* Allocation                                                          */
 
 /* ____cache_alloc */
 static SimAddr

@@ -62,11 +62,13 @@ typedef struct {
 
 /* A directory entry with its holder bitmap inline (mask_words words), so
  * that a probe touches one host cache line, not two. */
-/* Where a CPU's sets of one level start (memsys.c's look-ahead hint in
- * sim_memsys_access_refs): its instance's first tag and first state byte. */
+/* Where a CPU's sets of one level start (memsys.c's sim_memsys_access_refs:
+ * its look-ahead hint and L1 probe): its instance's first tag and first
+ * state byte, and the tag index of the first set (core_row). */
 typedef struct {
   const guint64 *tag;
   const guint8  *st;
+  gsize          row;
 } HintRow;
 
 typedef struct {

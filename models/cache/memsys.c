@@ -730,10 +730,11 @@ evict_k (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint c
   dir_drop (ms, block, dom, sh);
 }
 
-/* The out-of-line evictions: one for any machine, and one per level for
- * SH_3L, where the level is a constant too (an L1 victim is rarely evicted
- * at all, thanks to ST_INL2; an L2 victim checks the L1; an L3 victim
- * back-invalidates). */
+/* The evictions: one out of line for any machine, and for SH_3L one per
+ * level, where the level is a constant too: an L1 victim is rarely evicted
+ * at all (ST_INL2) and an L3 victim back-invalidates, both out of line;
+ * an L2 victim, one per L2 fill, only checks the L1 and the directory, so
+ * its eviction is inlined into the fill. */
 static G_GNUC_NO_INLINE void
 evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
 {
@@ -744,12 +745,6 @@ static G_GNUC_NO_INLINE void
 evict_3l_0 (SimMemSys *ms, guint inst, guint64 block, guint8 bits, guint cpu)
 {
   evict_k (ms, 0, inst, block, bits, cpu, SH_3L);
-}
-
-static G_GNUC_NO_INLINE void
-evict_3l_1 (SimMemSys *ms, guint inst, guint64 block, guint8 bits, guint cpu)
-{
-  evict_k (ms, 1, inst, block, bits, cpu, SH_3L);
 }
 
 static G_GNUC_NO_INLINE void
@@ -766,7 +761,7 @@ evict_sh (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint 
   else if (l == 0)
     evict_3l_0 (ms, inst, block, bits, cpu);
   else if (l == 1)
-    evict_3l_1 (ms, inst, block, bits, cpu);
+    evict_k (ms, 1, inst, block, bits, cpu, SH_3L);   /* every L2 fill's victim: inline */
   else
     evict_3l_2 (ms, inst, block, bits, cpu);
 }
@@ -1327,11 +1322,35 @@ l1_find (const Level *L, gsize base, guint64 block, guint n)
   return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
 }
 
+/* rank_touch_n for an 8-way L1 hit, the ranks written back as one 8-byte
+ * store (the hit way's 0 folded in) instead of a vector store and a byte
+ * store: the next probe of the set loads the eight ranks, and a load that
+ * spans two pending stores is not forwarded from the store buffer (it
+ * waits for both to retire), whereas one that matches a single store is. */
+static ALWAYS_INLINE void
+l1_rank_touch8 (guint8 *r, guint w)
+{
+  guint8 rw = r[w];
+  if (rw == 0)
+    return;
+#ifdef __SSE2__
+  __m128i v = _mm_loadl_epi64 ((const __m128i *) r);
+  __m128i b = _mm_set1_epi8 ((char) rw);
+  /* Ranks below rw age by one, rank rw (way w's) becomes 0. */
+  v = _mm_andnot_si128 (_mm_cmpeq_epi8 (v, b), _mm_sub_epi8 (v, _mm_cmplt_epi8 (v, b)));
+  _mm_storel_epi64 ((__m128i *) r, v);
+#else
+  rank_touch_n (r, w, 8);
+#endif
+}
+
 static ALWAYS_INLINE void
 l1_touch (Level *L, gsize base, guint way, guint n)
 {
   if (!n)
     touch (L, base, way);
+  else if (L->repl == SIM_REPL_LRU && n == 8)
+    l1_rank_touch8 (RANK (L, base), way);
   else if (L->repl == SIM_REPL_LRU)
     rank_touch_n (RANK (L, base), way, n);
   else if (L->repl == SIM_REPL_PLRU)
@@ -1341,12 +1360,10 @@ l1_touch (Level *L, gsize base, guint way, guint n)
 /* One line; @count is MISS_COUNT to add the latency to the CPU's cycles,
  * @n the L1's ways as a constant (or 0). */
 static ALWAYS_INLINE guint32
-access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls,
-             guint count, guint n)
+access_line_at (SimMemSys *ms, guint cpu, guint64 block, gsize base, SimAccKind kind,
+                SimMemClass cls, guint count, guint n)
 {
-  guint core = ms->core_of[cpu];
   Level *L = &ms->lv[0];
-  gsize base = core_set_base (ms, 0, core, block);
   ms->stats[cpu].level[0].accesses[kind]++;
   int w = l1_find (L, base, block, n);
   if (G_LIKELY (w >= 0))
@@ -1367,6 +1384,15 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
         }
     }
   return access_miss (ms, cpu, block, MISS_PACK (kind, cls, w, count), base);
+}
+
+/* access_line_at with the L1 set found from the CPU's core. */
+static ALWAYS_INLINE guint32
+access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls,
+             guint count, guint n)
+{
+  gsize base = core_set_base (ms, 0, ms->core_of[cpu], block);
+  return access_line_at (ms, cpu, block, base, kind, cls, count, n);
 }
 
 /* A one-line access through an L1 of other than 8 ways: out of line, so
@@ -1451,7 +1477,7 @@ hint_rows (SimMemSys *ms)
           {
             const Level *L = &ms->lv[l];
             gsize row = ms->core_row[l][ms->core_of[c]];
-            ms->hint_row[c * ms->n_levels + l] = (HintRow) { L->tag + row, ST (L, row) };
+            ms->hint_row[c * ms->n_levels + l] = (HintRow) { L->tag + row, ST (L, row), row };
           }
     }
   return ms->hint_row;
@@ -1471,21 +1497,21 @@ hint_level (const Level *L, const HintRow *row, guint64 block, guint n)
 }
 
 /* sim_memsys_prefetch's full-mode work for a batch, with the CPU's rows at
- * hand: the same host lines in about 30 fewer instructions (no core
- * lookup, no instance row per level, no mode or CPU test).  @w2, @w3: the
- * ways of a three-level machine's L2 and L3 as constants, or 0 for any
- * machine (a loop over its levels). */
+ * hand (no core lookup, no instance row per level, no mode or CPU test),
+ * and without the L1: a core's L1 tags and states (5 KiB for 32 KiB 8-way)
+ * stay in the host's caches, and leaving them out measured faster
+ * (docs/perf/cghit-12.md).  @w2, @w3: the ways of a three-level machine's
+ * L2 and L3 as constants, or 0 for any machine (a loop over its levels). */
 static ALWAYS_INLINE void
 hint_batch (const SimMemSys *ms, const HintRow *row, guint64 block, guint w2, guint w3)
 {
   if (w2)
     {
-      hint_level (&ms->lv[0], &row[0], block, 8);
       hint_level (&ms->lv[1], &row[1], block, w2);
       hint_level (&ms->lv[2], &row[2], block, w3);
     }
   else
-    for (guint l = 0; l < ms->n_levels; l++)
+    for (guint l = 1; l < ms->n_levels; l++)
       hint_level (&ms->lv[l], &row[l], block, 0);
   __builtin_prefetch (ms->dir + dir_hash (ms, block) * ms->dir_stride);
 }
@@ -1514,7 +1540,12 @@ refs_full (SimMemSys *ms, const SimMemRef *refs, gsize n, guint w2, guint w3)
       if (G_UNLIKELY (b2 != b1))
         access_straddle (ms, r->cpu, b1, b2, (SimAccKind) r->kind, SIM_MEM_OTHER);
       else
-        access_line (ms, r->cpu, b1, (SimAccKind) r->kind, SIM_MEM_OTHER, MISS_COUNT, 8);
+        {
+          /* The L1 set from the CPU's row: one load instead of three. */
+          gsize base = rows[(gsize) r->cpu * nl].row + (gsize) (b1 & ms->lv[0].set_mask) * 8;
+          access_line_at (ms, r->cpu, b1, base, (SimAccKind) r->kind, SIM_MEM_OTHER,
+                          MISS_COUNT, 8);
+        }
     }
 }
 

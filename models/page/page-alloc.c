@@ -898,10 +898,18 @@ pa_drain_all (SimPageAlloc *pa, SimOp *op)
 
 /* ---- Public entry points. ---- */
 
+/* sim_page_node_of without the argument check, for the lookups every
+ * free and accounted allocation makes. */
+static inline guint
+pa_node_of (const SimPageAlloc *pa, SimAddr addr)
+{
+  return pa->m->numa ? (guint) ((addr / pa->m->node_bytes) % pa->n_nodes) : 0;
+}
+
 static PaZone *
 pa_zone_of (const SimPageAlloc *pa, SimAddr addr, guint32 *frame)
 {
-  guint node = sim_page_node_of (pa, addr);
+  guint node = pa_node_of (pa, addr);
   PaZone *z = &pa->zones[node];
   if (addr < z->managed_start)
     return NULL;
@@ -1040,16 +1048,14 @@ guint
 sim_page_node_of (const SimPageAlloc *pa, SimAddr addr)
 {
   g_return_val_if_fail (pa != NULL, 0);
-  if (!pa->m->numa)
-    return 0;
-  return (guint) ((addr / pa->m->node_bytes) % pa->n_nodes);
+  return pa_node_of (pa, addr);
 }
 
 SimAddr
 sim_page_struct (const SimPageAlloc *pa, SimAddr addr)
 {
   g_return_val_if_fail (pa != NULL, 0);
-  const PaZone *z = &pa->zones[sim_page_node_of (pa, addr)];
+  const PaZone *z = &pa->zones[pa_node_of (pa, addr)];
   g_return_val_if_fail (addr >= z->base, 0);
   guint64 pfn = (addr - z->base) >> SIM_PAGE_SHIFT;
   g_return_val_if_fail (pfn * SIM_STRUCT_PAGE_SIZE < z->static_start - z->base, 0);
@@ -1079,8 +1085,7 @@ sim_page_head_structs (const SimPageAlloc *pa, SimAddr addr, SimAddr *page_struc
 {
   /* sim_page_head and sim_page_struct in one: the zone found once (the
    * head is in the zone of @addr).  Every free asks (virt_to_head_page). */
-  const PaZone *z = &pa->zones[pa->m->numa ? (guint) ((addr / pa->m->node_bytes) % pa->n_nodes)
-                                           : 0];
+  const PaZone *z = &pa->zones[pa_node_of (pa, addr)];
   SimAddr page = addr & ~(SimAddr) (SIM_PAGE_SIZE - 1);
   SimAddr head = page;
   if (addr >= z->managed_start)

@@ -57,7 +57,9 @@ typedef struct {
 } Task;
 
 typedef struct {
-  GArray     *lives;         /* Life slots; never longer than the most ever live */
+  GArray     *lives;         /* Life slots, lives_made of them used: never more
+                              * than the most ever live */
+  guint32     lives_made;
   guint32     free_slot;     /* first free slot (NIL: none), linked by page_next */
   guint64     live_records;
   SimIdMap   *live_of;       /* ptr -> slot (SimIdPair) */
@@ -146,18 +148,12 @@ str_flags_of (const char *s)
   return f;
 }
 
-/* The STR_* flags of string @id of @r ("" for 0 or an id not defined). */
-static inline guint
-str_flags (Collect *c, const SimTraceStrings *r, guint32 id)
+/* str_flags' first look at a string: the tests, then the memo (not for
+ * an id not yet defined, which reads as "" for now). */
+static G_GNUC_NO_INLINE guint
+str_flags_slow (Collect *c, const SimTraceStrings *r, guint32 id)
 {
-  if (G_LIKELY (r == c->memo_strs && id < c->memo->len))
-    {
-      guint f = g_array_index (c->memo, guint16, id);
-      if (G_LIKELY (f))
-        return f;
-    }
   guint f = str_flags_of (sim_trace_strings_get (r, id));
-  /* an id not yet defined reads as "" for now: not memoised */
   if (id != 0 && id > sim_trace_strings_count (r))
     return f;
   if (r != c->memo_strs)
@@ -169,6 +165,19 @@ str_flags (Collect *c, const SimTraceStrings *r, guint32 id)
     g_array_set_size (c->memo, id + 1);
   g_array_index (c->memo, guint16, id) = (guint16) f;
   return f;
+}
+
+/* The STR_* flags of string @id of @r ("" for 0 or an id not defined). */
+static inline guint
+str_flags (Collect *c, const SimTraceStrings *r, guint32 id)
+{
+  if (G_LIKELY (r == c->memo_strs && id < c->memo->len))
+    {
+      guint f = g_array_index (c->memo, guint16, id);
+      if (G_LIKELY (f))
+        return f;
+    }
+  return str_flags_slow (c, r, id);
 }
 
 static gboolean
@@ -285,9 +294,11 @@ life_new (Collect *c)
     c->free_slot = life_at (c, slot)->page_next;
   else
     {
-      g_assert (c->lives->len < NIL);
-      slot = c->lives->len;
-      g_array_set_size (c->lives, c->lives->len + 1);
+      g_assert (c->lives_made < NIL);
+      slot = c->lives_made++;
+      /* grown by doubling (as GArray's own storage is), not a call a slot */
+      if (slot >= c->lives->len)
+        g_array_set_size (c->lives, MAX (1024u, c->lives->len * 2));
     }
   c->live_records++;
   return slot;
@@ -398,12 +409,12 @@ place (Collect *c, guint64 alloc, guint64 x)
   return lo;
 }
 
-/* The lifetime in @slot ended with no free event; the evidence is @ev. */
+/* The lifetime in @slot ended with no free event; the evidence is @ev.
+ * Its ptr's entry in live_of is the caller's to remove (or to reuse). */
 static void
-reveal (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence why)
+reveal_ended (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence why)
 {
   Life *l = life_at (c, slot);
-  sim_idmap_remove (c->live_of, l->ptr, NULL);
   if (why == SIM_UNTRACED_BY_REUSE)
     c->out->by_reuse++;
   else if (why == SIM_UNTRACED_BY_PAGE_FREE)
@@ -442,6 +453,14 @@ reveal (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence w
       g_array_append_val (c->out->frees, f);
     }
   life_end (c, slot);
+}
+
+/* reveal_ended, its ptr out of live_of. */
+static void
+reveal (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence why)
+{
+  sim_idmap_remove (c->live_of, life_at (c, slot)->ptr, NULL);
+  reveal_ended (c, slot, ev, why);
 }
 
 static Mm *
@@ -617,13 +636,28 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
     {
       if (ev->ptr == 0)
         return;
-      if (sim_idmap_remove (c->ended, ev->ptr, NULL))
-        c->out->reused_after++;
-      const SimIdPair *v = sim_idmap_lookup (c->live_of, ev->ptr);
-      if (v)
-        reveal (c, (guint32) v->value, ev, SIM_UNTRACED_BY_REUSE);
+      SimIdPair *e = sim_idmap_lookup (c->ended, ev->ptr);
+      if (e)
+        {
+          sim_idmap_remove_entry (c->ended, e);
+          c->out->reused_after++;
+        }
       if (site_is (c, r, ev, STR_INTERNAL))
-        return;
+        {
+          /* the recording kernel's own object: a live one before it is
+           * revealed, and it is not tracked */
+          SimIdPair *v = sim_idmap_lookup (c->live_of, ev->ptr);
+          if (v)
+            reveal (c, (guint32) v->value, ev, SIM_UNTRACED_BY_REUSE);
+          return;
+        }
+      /* One probe of live_of: a live lifetime of this ptr is revealed
+       * (reused), and the entry then names the new one.  Nothing until
+       * the entry is written touches live_of. */
+      gboolean existed;
+      SimIdPair *v = sim_idmap_insert (c->live_of, ev->ptr, &existed);
+      if (existed)
+        reveal_ended (c, (guint32) v->value, ev, SIM_UNTRACED_BY_REUSE);
       gboolean rcu = cache_is_rcu (c, r, ev);
       Mm *mm = rcu ? mm_for_node (c, r, ev) : NULL;
       guint32 slot = life_new (c);
@@ -642,7 +676,7 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
           mm->tail = slot;
           l->in_mm = TRUE;
         }
-      sim_idmap_set (c->live_of, ev->ptr, slot);
+      v->value = slot;
       if (in_direct_map (ev->ptr))
         page_link (c, slot);
     }
@@ -650,8 +684,12 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
     {
       /* A free of what the evidence said was gone: the inference was
        * wrong about it (a tree's node that outlived the tree, say). */
-      if (ev->ptr && sim_idmap_remove (c->ended, ev->ptr, NULL))
-        c->out->contradicted++;
+      SimIdPair *e = ev->ptr ? sim_idmap_lookup (c->ended, ev->ptr) : NULL;
+      if (e)
+        {
+          sim_idmap_remove_entry (c->ended, e);
+          c->out->contradicted++;
+        }
       guint64 v;
       if (ev->ptr && sim_idmap_take (c->live_of, ev->ptr, &v))
         life_end (c, (guint32) v);
@@ -712,7 +750,7 @@ sim_untraced_collector_stats (const SimUntracedCollector *u, SimUntracedStats *o
   const Collect *c = &u->c;
   *out = (SimUntracedStats) {
     .records = c->live_records,
-    .records_peak = c->lives->len,
+    .records_peak = c->lives_made,
     .pages = sim_idmap_size (c->by_page),
     .tasks = g_hash_table_size (c->tasks),
     .mms = c->mms->len,
