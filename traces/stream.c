@@ -665,24 +665,10 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
       local = serr;
       k = 0;
     }
-  if (s->writer)
-    {
-      for (guint i = 0; i < k; i++)
-        if (!sim_native_writer_add (s->writer, &b[i], NULL))
-          {
-            cache_abandon (s);
-            break;
-          }
-    }
-  if (s->spool_writer)
-    {
-      for (guint i = 0; i < k; i++)
-        if (!sim_native_writer_add (s->spool_writer, &b[i], NULL))
-          {
-            spool_abandon (s);
-            break;
-          }
-    }
+  if (s->writer && !sim_native_writer_add_many (s->writer, b, k, NULL))
+    cache_abandon (s);
+  if (s->spool_writer && !sim_native_writer_add_many (s->spool_writer, b, k, NULL))
+    spool_abandon (s);
   if (local)
     {
       cache_abandon (s);        /* never cache a trace that did not read to its end */

@@ -101,6 +101,10 @@ advance_instr (SimOp *op, guint64 n)
 #define SB_LINE_SHIFT 6
 #define SB_LINE_MASK (SIM_CORE_SB_LINES - 1)
 G_STATIC_ASSERT ((SIM_CORE_SB_LINES & SB_LINE_MASK) == 0);
+/* [addr, addr+size) is within one line (an empty range: the line of addr,
+ * which a store that overlaps it must cover). */
+#define SB_ONE_LINE(addr, size) \
+  (((addr) & ((1u << SB_LINE_SHIFT) - 1)) + (guint64) (size) <= (1u << SB_LINE_SHIFT))
 G_STATIC_ASSERT ((SIM_CORE_MAX_ROB & ROB_MASK) == 0);
 G_STATIC_ASSERT ((SIM_CORE_MAX_STORES & SB_MASK) == 0);
 
@@ -306,13 +310,25 @@ sb_make_room (SimOp *op, SimCoreState *cs)
   cs->sb_n = n;
 }
 
+/* Store number @k touches the lines of [addr, addr+size), more than one. */
+static G_GNUC_NO_INLINE void
+sb_index_lines (SimCoreState *cs, SimAddr addr, guint32 size, guint64 k)
+{
+  SimAddr first = addr >> SB_LINE_SHIFT;
+  SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
+  for (SimAddr l = first; l <= last && l - first < SIM_CORE_SB_LINES; l++)
+    cs->sb_line[l & SB_LINE_MASK] = k;
+}
+
 /* A store enters the buffer: its data is ready at @data, its line owned at
  * @owned.  Stores commit to L1d in program order, one per cycle at most,
  * after they retire (after every instruction before them is done). */
 static inline void
 sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime owned)
 {
-  SimTime commit = MAX (MAX (owned, data), MAX (cs->sb_last + 1, cs->retired));
+  /* (@owned is never before @data: the line is asked for once the data is
+   * there, or the data is the line's old value.) */
+  SimTime commit = MAX (owned, MAX (cs->sb_last + 1, cs->retired));
   guint i = (cs->sb_head + cs->sb_n) & SB_MASK;
   cs->sb[i] = commit;
   cs->sb_data[i] = data;
@@ -321,13 +337,10 @@ sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime own
   cs->sb_n++;
   cs->sb_last = commit;
   guint64 k = ++cs->sb_pushed;
-  SimAddr first = addr >> SB_LINE_SHIFT;
-  SimAddr last = (addr + MAX (size, 1) - 1) >> SB_LINE_SHIFT;
-  if (G_LIKELY (first == last))
-    cs->sb_line[first & SB_LINE_MASK] = k;
+  if (G_LIKELY (SB_ONE_LINE (addr, size)))
+    cs->sb_line[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK] = k;
   else
-    for (SimAddr l = first; l <= last && l - first < SIM_CORE_SB_LINES; l++)
-      cs->sb_line[l & SB_LINE_MASK] = k;
+    sb_index_lines (cs, addr, size, k);
 }
 
 /* Store-to-load forwarding, step one: the number of the youngest
@@ -339,14 +352,17 @@ sb_candidate (const SimCoreState *cs, SimAddr addr, guint32 size)
 {
   guint64 oldest = cs->sb_pushed - cs->sb_n;     /* in the buffer: numbers above */
   SimAddr first = addr >> SB_LINE_SHIFT;
-  SimAddr last = (addr + MAX (size, 1) - 1) >> SB_LINE_SHIFT;
   guint64 from;
-  if (G_LIKELY (first == last))
+  if (G_LIKELY (SB_ONE_LINE (addr, size)))
     from = cs->sb_line[first & SB_LINE_MASK];
-  else if (last - first == 1)
-    from = MAX (cs->sb_line[first & SB_LINE_MASK], cs->sb_line[last & SB_LINE_MASK]);
   else
-    from = cs->sb_pushed;
+    {
+      SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
+      if (last - first == 1)
+        from = MAX (cs->sb_line[first & SB_LINE_MASK], cs->sb_line[last & SB_LINE_MASK]);
+      else
+        from = cs->sb_pushed;
+    }
   return from > oldest ? from : 0;
 }
 
@@ -443,8 +459,14 @@ sim_op_load_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok aft
   SimCoreState *cs = op->cs;
   SimTime ti = MAX (op->t, after);
   gboolean miss = lat > op->hit_latency;
-  if (G_UNLIKELY ((cs->sb_n && sb_candidate (cs, addr, size))
-                  || (miss && cs->n_miss >= op->fb_lim)))
+  /* sb_candidate for a load within one line; anything else (a store to
+   * forward from, a load across lines, every fill buffer taken) goes the
+   * long way. */
+  if (G_UNLIKELY (cs->sb_n
+                  && (!SB_ONE_LINE (addr, size)
+                      || cs->sb_line[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK]
+                         > cs->sb_pushed - cs->sb_n))
+      || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
     return load_slow (op, cs, addr, size, ti, lat);
   /* load_ready with nothing to forward and a fill buffer free (fb_issue). */
   if (miss)
@@ -456,11 +478,18 @@ sim_op_load_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok aft
   return load_finish (op, cs, ti + lat);
 }
 
-/* The rest of a store whose miss finds every fill buffer taken. */
+/* A store that finds the buffer full or every fill buffer taken: out of
+ * line, so that the common path needs no frame. */
 static G_GNUC_NO_INLINE void
-store_slow (SimOp *op, SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, guint32 lat)
+store_slow (SimOp *op, SimCoreState *cs, SimAddr addr, guint32 size, guint32 lat, SimTok after)
 {
-  SimTime rfo = fb_issue (op, cs, data, lat);
+  sb_make_room (op, cs);
+  /* The line is requested (RFO) once the store's data and address are
+   * known; a miss holds a fill buffer like a load's. */
+  SimTime data = MAX (op->t, after);
+  SimTime rfo = data;
+  if (lat > op->hit_latency)
+    rfo = fb_issue (op, cs, rfo, lat);
   sb_push (cs, addr, size, data, rfo + lat);
   note_time_cs (op, cs);
 }
@@ -478,19 +507,26 @@ sim_op_store_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok af
       return;
     }
   SimCoreState *cs = op->cs;
-  sb_make_room (op, cs);
-  /* The line is requested (RFO) once the store's data and address are
-   * known; a miss holds a fill buffer like a load's. */
+  /* sb_make_room's first step: forget the stores committed by now. */
+  guint head = cs->sb_head, n = cs->sb_n;
+  while (n && cs->sb[head] <= op->t)
+    {
+      head = (head + 1) & SB_MASK;
+      n--;
+    }
+  cs->sb_head = head;
+  cs->sb_n = n;
+  gboolean miss = lat > op->hit_latency;
+  if (G_UNLIKELY (n >= op->sb_cap) || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
+    {
+      store_slow (op, cs, addr, size, lat, after);
+      return;
+    }
+  /* store_slow with room in the buffer and a fill buffer free. */
   SimTime data = MAX (op->t, after);
   SimTime rfo = data;
-  if (lat > op->hit_latency)
+  if (miss)
     {
-      if (G_UNLIKELY (cs->n_miss >= op->fb_lim))
-        {
-          store_slow (op, cs, addr, size, data, lat);
-          return;
-        }
-      /* fb_issue with a fill buffer free. */
       rfo = MAX (rfo, cs->miss_floor);
       cs->miss[cs->n_miss++] = rfo + lat;
       cs->miss_floor = rfo;

@@ -83,6 +83,7 @@ typedef struct {
   /* The reorder window: instruction seq's result is ready at ready (kept
    * as a running maximum: instructions retire in order). */
   guint    rob_head, rob_n;
+  guint64  rob_tail_seq;                  /* the youngest entry's seq (rob_n > 0) */
   guint64  rob_seq[SIM_CORE_MAX_ROB];
   SimTime  rob_ready[SIM_CORE_MAX_ROB];
 } SimCoreState;
@@ -186,26 +187,30 @@ void sim_op_retire (SimOp *op);
 /* The reorder window: instruction @seq is done at @ready.  Kept as a
  * running maximum (retirement is in order); entries of one instruction
  * merge, and a full ring merges into its youngest entry (which only makes
- * the window stall a little earlier). */
+ * the window stall a little earlier).  The youngest entry's ready time is
+ * always retired (only this function writes either while the window holds
+ * entries), so a push that does not raise retired and would merge changes
+ * nothing. */
 static inline void
 sim_core_rob_push (SimCoreState *cs, SimTime ready)
 {
-  if (ready > cs->retired)
-    cs->retired = ready;
-  ready = cs->retired;
   guint n = cs->rob_n;
-  if (n)
+  gboolean merge = n && (cs->rob_tail_seq == cs->seq || n == SIM_CORE_MAX_ROB);
+  if (ready > cs->retired)
     {
-      guint y = (cs->rob_head + n - 1) & (SIM_CORE_MAX_ROB - 1);
-      if (cs->rob_seq[y] == cs->seq || n == SIM_CORE_MAX_ROB)
+      cs->retired = ready;
+      if (merge)
         {
-          cs->rob_ready[y] = ready;
+          cs->rob_ready[(cs->rob_head + n - 1) & (SIM_CORE_MAX_ROB - 1)] = ready;
           return;
         }
     }
+  else if (merge)
+    return;
   guint i = (cs->rob_head + n) & (SIM_CORE_MAX_ROB - 1);
   cs->rob_seq[i] = cs->seq;
-  cs->rob_ready[i] = ready;
+  cs->rob_ready[i] = cs->retired;
+  cs->rob_tail_seq = cs->seq;
   cs->rob_n = n + 1;
 }
 
