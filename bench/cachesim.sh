@@ -122,14 +122,17 @@ EOT
 }
 
 # replay ARGS...: the memsys-replay line with the median CPU-time rate of
-# RUNS, with and without the prefetch of the access 16 ahead (interleaved).
+# RUNS (interleaved): in batches through sim_memsys_access_refs, as the
+# cachesim verb applies a trace (its own look-ahead prefetch), then one
+# access at a time with and without sim_memsys_prefetch 16 ahead.
 replay () {
   local i mid=$(( (RUNS + 1) / 2 ))
   for i in $(seq "$RUNS"); do
+    "$build/bench/memsys-replay" --refs "$@" | head -1 | sed 's/^/batches:     /'
     "$build/bench/memsys-replay" "$@" | head -1 | sed 's/^/prefetch:    /'
     SLABSIM_NO_PREFETCH=1 "$build/bench/memsys-replay" "$@" | head -1 | sed 's/^/no prefetch: /'
   done > "$work/replay.txt"
-  for k in "prefetch:" "no prefetch:"; do
+  for k in "batches:" "prefetch:" "no prefetch:"; do
     grep "^$k" "$work/replay.txt" | awk -F'= ' '{ print $NF, $0 }' | sort -g | sed -n "${mid}p" \
       | cut -d' ' -f3-
   done

@@ -56,10 +56,18 @@ level (SimMachine *m, const char *name, guint64 size, guint ways, SimInclusion i
 int
 main (int argc, char **argv)
 {
-  gboolean cg = argc == 3 && g_strcmp0 (argv[1], "--cachegrind") == 0;
-  if (argc != 2 && !cg)
+  gboolean cg = FALSE, refs = FALSE;
+  int a = 1;
+  for (; a < argc - 1; a++)
+    if (g_strcmp0 (argv[a], "--cachegrind") == 0)
+      cg = TRUE;
+    else if (g_strcmp0 (argv[a], "--refs") == 0)
+      refs = TRUE;
+    else
+      break;
+  if (a != argc - 1)
     {
-      fprintf (stderr, "usage: memsys-replay [--cachegrind] TRACE\n");
+      fprintf (stderr, "usage: memsys-replay [--cachegrind] [--refs] TRACE\n");
       return 2;
     }
   SimCpuPlace cpus[16];
@@ -90,15 +98,25 @@ main (int argc, char **argv)
   /* As slabsim cachesim does: the sets of the access 16 ahead are
    * prefetched (SLABSIM_NO_PREFETCH=1 measures without). */
   guint ahead = g_getenv ("SLABSIM_NO_PREFETCH") ? 0 : 16;
-  for (guint i = 0; i < recs->len; i++)
+  SimMemRef *batch = refs ? g_new (SimMemRef, 4096) : NULL;
+  for (guint i = 0; refs && i < recs->len; i += 4096)
+    {
+      guint n = MIN (4096u, recs->len - i);
+      for (guint j = 0; j < n; j++)
+        batch[j] = (SimMemRef) { r[i + j].addr, r[i + j].size, cg ? 0 : r[i + j].cpu,
+                                 r[i + j].kind, 0 };
+      sim_memsys_access_refs (ms, batch, n);
+    }
+  g_free (batch);
+  for (guint i = 0; !refs && i < recs->len; i++)
     {
       if (ahead && i + ahead < recs->len)
         sim_memsys_prefetch (ms, cg ? 0 : r[i + ahead].cpu, r[i + ahead].addr);
       sim_memsys_access (ms, cg ? 0 : r[i].cpu, r[i].addr, r[i].size, (SimAccKind) r[i].kind);
     }
   gint64 t1 = g_get_monotonic_time (), c1 = cpu_time_us ();
-  printf ("%s model: %u accesses in %.3f s = %.1f M accesses/s (CPU time %.3f s = %.1f M/s)\n",
-          cg ? "cachegrind" : "full", recs->len, (double) (t1 - t0) / 1e6,
+  printf ("%s model%s: %u accesses in %.3f s = %.1f M accesses/s (CPU time %.3f s = %.1f M/s)\n",
+          cg ? "cachegrind" : "full", refs ? " (batches)" : "", recs->len, (double) (t1 - t0) / 1e6,
           (double) recs->len / (double) MAX (t1 - t0, 1), (double) (c1 - c0) / 1e6,
           (double) recs->len / (double) MAX (c1 - c0, 1));
   g_array_free (recs, TRUE);

@@ -64,11 +64,9 @@ find (SimTraceAccount *a, guint64 ptr)
  * go to the map.  Indices are handed out in order of first sight either way. */
 #define ACCOUNT_DIRECT_IDS (1u << 16)
 
-static guint32
-cache_index (SimTraceAccount *a, guint64 key)
+static G_GNUC_NO_INLINE guint32
+cache_index_slow (SimTraceAccount *a, guint64 key)
 {
-  if (key == a->last_key)
-    return a->last_ix;
   guint32 ix;
   if (key < ACCOUNT_DIRECT_IDS)
     {
@@ -98,6 +96,27 @@ cache_index (SimTraceAccount *a, guint64 key)
   a->last_key = key;
   a->last_ix = ix;
   return ix;
+}
+
+/* The index of cache @key, made on first sight: the memo and the array in
+ * line, since every allocation asks. */
+static inline guint32
+cache_index (SimTraceAccount *a, guint64 key)
+{
+  if (key == a->last_key)
+    return a->last_ix;
+  /* The array only grows for keys below ACCOUNT_DIRECT_IDS. */
+  if (key < a->ix_by_id->len)
+    {
+      guint32 v = g_array_index (a->ix_by_id, guint32, key);
+      if (v != 0)
+        {
+          a->last_key = key;
+          a->last_ix = v - 1;
+          return v - 1;
+        }
+    }
+  return cache_index_slow (a, key);
 }
 
 static inline SimAccountCache *
@@ -133,17 +152,19 @@ sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev, SimAccount
           c->failed_allocs++;
           return;
         }
-      SimLiveObject *old = find (a, ev->ptr);
-      if (old)
+      /* One probe: the new object's entry, or the still-live old one of
+       * the same pointer, which the new object then takes over. */
+      gboolean existed;
+      SimLiveObject *o = sim_idmap_insert (a->live, ev->ptr, &existed);
+      if (existed)
         {
           res->implicit = TRUE;
-          res->implicit_old = *old;
+          res->implicit_old = *o;
           c->implicit_frees++;
-          c->bytes_freed += old->bytes_alloc;
-          cache_at (a, old->cache)->implicit_frees++;
-          sim_idmap_remove_entry (a->live, old);
+          c->bytes_freed += o->bytes_alloc;
+          cache_at (a, o->cache)->implicit_frees++;
+          o->user = 0;
         }
-      SimLiveObject *o = sim_idmap_insert (a->live, ev->ptr, NULL);
       o->bytes_alloc = ev->bytes_alloc;
       o->cpu = ev->cpu;
       o->cache = ix;

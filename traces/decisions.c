@@ -43,7 +43,20 @@ struct _SimDecisions {
   GHashTable *slab_page_set;      /* ordinal + 1, caller's */
   SimIdMap *pend_ordinal;         /* head pfn -> ordinal + 1 */
   guint64 page_alloc_ordinal;
+  /* sim_decisions_event's memo of which cache an event names, so that an
+   * allocation neither prints a kmalloc class name nor hashes a string:
+   * by interned cache id (the strings of memo_strs; 0: not yet looked up),
+   * and by kmalloc type and size.  Both hold cache index + 1, and name a
+   * cache that sim_decisions_cache_name + cache_index would find: an
+   * interned string never changes, nor does a cache's index. */
+  const SimTraceStrings *memo_strs;
+  GArray *by_cache_id;            /* guint32, indexed by cache id */
+  guint32 *by_kmalloc;            /* [type][bytes_alloc], KMALLOC_TYPES x (KMALLOC_MAX_CACHE + 1) */
+  guint32 kmalloc_large;
+  gboolean slab_pages_only;       /* sim_decisions_slab_pages_only */
 };
+
+#define KMALLOC_TYPES 4
 
 static void
 cache_free (gpointer p)
@@ -80,6 +93,9 @@ sim_decisions_free (SimDecisions *d)
   sim_idmap_free (d->pend_ordinal);
   if (d->sorted)
     g_array_unref (d->sorted);
+  if (d->by_cache_id)
+    g_array_unref (d->by_cache_id);
+  g_free (d->by_kmalloc);
   g_free (d);
 }
 
@@ -155,32 +171,92 @@ in_direct_map (guint64 ptr)
 void
 sim_decisions_obj_free (SimDecisions *d, guint cpu, guint64 ptr)
 {
-  guint64 v = map_get (d->live, ptr);
-  if (v == 0)
+  SimIdPair *e = sim_idmap_lookup (d->live, ptr);
+  if (e == NULL)
     {
       d->totals.unknown_frees++;
       return;
     }
-  map_del (d->live, ptr);
+  guint64 v = e->value;
+  sim_idmap_remove_entry (d->live, e);
   Cache *c = g_ptr_array_index (d->caches, v - 1);
   c->pub.frees++;
   per_cpu (c, cpu)->last_freed = ptr;
 }
+
+static void alloc_in (SimDecisions *d, guint cpu, guint ci, guint64 ptr);
 
 void
 sim_decisions_alloc (SimDecisions *d, guint cpu, const char *cache, guint64 ptr)
 {
   if (ptr == 0)
     return;
-  gboolean implicit = map_get (d->live, ptr) != 0;
+  alloc_in (d, cpu, cache_index (d, cache), ptr);
+}
+
+/* alloc_in for sim_decisions_slab_pages_only: what decides which blocks
+ * are slabs, the same steps as below without the metrics (no live map,
+ * per-CPU state or distinct set: none of them feeds back into it). */
+static void
+slab_pages_alloc (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
+{
+  if (!in_direct_map (ptr))
+    return;
+  guint64 pfn = (ptr - SIM_DIRECT_MAP_BASE) >> 12;
+  guint64 head = 0;
+  if (block_containing (d->slabs, pfn, &head))
+    return;
+  Cache *c = g_ptr_array_index (d->caches, ci);
+  guint64 pend = block_containing (d->pending, pfn, &head);
+  if (pend && ((pend - 1) >> 8) == cpu)
+    {
+      guint order = (guint) ((pend - 1) & 0x7f);
+      map_del (d->pending, head);
+      if (d->slab_page_set)
+        {
+          guint64 ord = map_get (d->pend_ordinal, head);
+          if (ord)
+            g_hash_table_add (d->slab_page_set, GSIZE_TO_POINTER ((gsize) ord));
+          map_del (d->pend_ordinal, head);
+        }
+      map_set (d->slabs, head, SLAB_PACK (ci, FALSE, order) + 1);
+      c->pub.new_slabs++;
+      c->pub.order = (gint) order;
+    }
+  else
+    {
+      guint order = c->pub.order >= 0 ? (guint) c->pub.order : 0;
+      head = pfn & ~((G_GUINT64_CONSTANT (1) << order) - 1);
+      map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
+    }
+}
+
+/* sim_decisions_alloc of @ptr (not 0) in the cache of index @ci (looking
+ * a cache up only ever adds one, so it may come before the implicit
+ * free). */
+static void
+alloc_in (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
+{
+  if (d->slab_pages_only)
+    {
+      slab_pages_alloc (d, cpu, ci, ptr);
+      return;
+    }
+  /* One probe of the live map: a pointer still live is freed first (what
+   * sim_decisions_obj_free does, the entry reused in place). */
+  gboolean implicit;
+  SimIdPair *e = sim_idmap_insert (d->live, ptr, &implicit);
   if (implicit)
-    sim_decisions_obj_free (d, cpu, ptr);
-  guint ci = cache_index (d, cache);
+    {
+      Cache *old = g_ptr_array_index (d->caches, e->value - 1);
+      old->pub.frees++;
+      per_cpu (old, cpu)->last_freed = ptr;
+    }
+  e->value = ci + 1;
   Cache *c = g_ptr_array_index (d->caches, ci);
   if (implicit)
     c->pub.implicit++;
   c->pub.allocs++;
-  map_set (d->live, ptr, ci + 1);
   PerCpu *pc = per_cpu (c, cpu);
   if (pc->last_freed == ptr)
     {
@@ -226,12 +302,18 @@ sim_decisions_alloc (SimDecisions *d, guint cpu, const char *cache, guint64 ptr)
           map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
         }
     }
+  if (pc->last_slab == head + 1)
+    {
+      /* the previous allocation's slab is in distinct already: only
+       * sim_decisions_page_free takes a head out of it, and it clears the
+       * per-CPU last_slab that names it */
+      c->pub.same_slab++;
+      return;
+    }
   gboolean seen;
   sim_idmap_insert (c->distinct, head, &seen);
   if (!seen)
     c->pub.distinct_slabs++;
-  if (pc->last_slab == head + 1)
-    c->pub.same_slab++;
   pc->last_slab = head + 1;
 }
 
@@ -268,6 +350,8 @@ sim_decisions_page_free (SimDecisions *d, guint64 pfn, guint order)
   else
     c->pub.freed_slabs++;
   map_del (d->slabs, pfn);
+  if (d->slab_pages_only)
+    return;
   /* Allocations' "previous slab" may not outlive the slab. */
   for (guint i = 0; i < c->cpu->len; i++)
     {
@@ -312,22 +396,70 @@ sim_decisions_cache_name (const SimTraceStrings *r, const SimTraceEvent *ev, cha
   return buf;
 }
 
+/* The index of the cache sim_decisions_cache_name names for @ev, from
+ * the memo when it can be. */
+static guint
+event_cache_index (SimDecisions *d, const SimTraceStrings *r, const SimTraceEvent *ev)
+{
+  guint32 *slot = NULL;
+  if (!sim_trace_kind_is_kmalloc (ev->kind))
+    {
+      guint32 id = ev->cache_id;
+      /* an id not yet defined reads as "" (unnamed-<bytes_req>): no memo */
+      if (id != 0 && id <= sim_trace_strings_count (r))
+        {
+          if (r != d->memo_strs)
+            {
+              if (d->by_cache_id)
+                g_array_set_size (d->by_cache_id, 0);
+              d->memo_strs = r;
+            }
+          if (d->by_cache_id == NULL)
+            d->by_cache_id = g_array_new (FALSE, TRUE, sizeof (guint32));
+          if (id >= d->by_cache_id->len)
+            g_array_set_size (d->by_cache_id, id + 1);
+          slot = &g_array_index (d->by_cache_id, guint32, id);
+          /* "" is named by its bytes_req: not memoised */
+          if (*slot == 0 && *sim_trace_strings_get (r, id) == '\0')
+            slot = NULL;
+        }
+    }
+  else if (ev->bytes_alloc > KMALLOC_MAX_CACHE)
+    slot = &d->kmalloc_large;
+  else
+    {
+      guint type = (ev->gfp & SIM_GFP (DMA)) ? 1
+                 : (ev->gfp & SIM_GFP (RECLAIMABLE)) ? 2
+                 : (ev->gfp & SIM_GFP (ACCOUNT)) ? 3 : 0;
+      if (d->by_kmalloc == NULL)
+        d->by_kmalloc = g_new0 (guint32, KMALLOC_TYPES * (KMALLOC_MAX_CACHE + 1));
+      slot = &d->by_kmalloc[type * (KMALLOC_MAX_CACHE + 1) + ev->bytes_alloc];
+    }
+  if (slot && *slot)
+    return *slot - 1;
+  char buf[64];
+  guint ci = cache_index (d, sim_decisions_cache_name (r, ev, buf, sizeof buf));
+  if (slot)
+    *slot = ci + 1;
+  return ci;
+}
+
 void
 sim_decisions_event (SimDecisions *d, const SimTraceStrings *r, const SimTraceEvent *ev)
 {
   guint cpu = ev->cpu >= 0 ? (guint) ev->cpu : 0;
-  char buf[64];
   switch (ev->kind)
     {
     case SIM_TRACE_KMALLOC:
     case SIM_TRACE_KMALLOC_NODE:
     case SIM_TRACE_CACHE_ALLOC:
     case SIM_TRACE_CACHE_ALLOC_NODE:
-      sim_decisions_alloc (d, cpu, sim_decisions_cache_name (r, ev, buf, sizeof buf), ev->ptr);
+      if (ev->ptr)
+        alloc_in (d, cpu, event_cache_index (d, r, ev), ev->ptr);
       break;
     case SIM_TRACE_KFREE:
     case SIM_TRACE_CACHE_FREE:
-      if (ev->ptr)
+      if (ev->ptr && !d->slab_pages_only)
         sim_decisions_obj_free (d, cpu, ev->ptr);
       break;
     case SIM_TRACE_PAGE_ALLOC:
@@ -385,6 +517,12 @@ sim_decisions_track_slab_pages (SimDecisions *d, GHashTable *set)
   d->slab_page_set = set;
   if (d->pend_ordinal == NULL)
     d->pend_ordinal = sim_idmap_new (sizeof (SimIdPair), 0);
+}
+
+void
+sim_decisions_slab_pages_only (SimDecisions *d)
+{
+  d->slab_pages_only = TRUE;
 }
 
 const SimDecisionTotals *

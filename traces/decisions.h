@@ -94,6 +94,13 @@ const char *sim_decisions_cache_name (const SimTraceStrings *r, const SimTraceEv
  * slab pages from the trace's other page traffic (sim/run/page-events.h). */
 void sim_decisions_track_slab_pages (SimDecisions *d, GHashTable *set);
 
+/* Keep only what decides which page allocations become slabs (the set of
+ * sim_decisions_track_slab_pages, caches' orders and the page counts):
+ * the per-cache metrics, frees and unplaced/unknown counts are then not
+ * kept.  For a caller that wants nothing else (the replay's pre-pass,
+ * sim/run/page-events.c): it saves a live-object map. */
+void sim_decisions_slab_pages_only (SimDecisions *d);
+
 /* The caches, sorted by name (valid until the next call that feeds). */
 const SimDecisionCache *sim_decisions_caches (SimDecisions *d, guint *n);
 const SimDecisionCache *sim_decisions_cache (SimDecisions *d, const char *name);

@@ -142,23 +142,16 @@ sim_native_writer_new (GOutputStream *out, SimTraceReader *src, GError **error)
   return w;
 }
 
-gboolean
-sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **error)
+/* One record at @p (room for the longest made), the predictors in
+ * *@ts, *@line, *@ptr; the byte after it. */
+static inline guint8 *
+put_record (guint8 *p, const SimTraceEvent *ev, guint64 *ts, guint64 *line, guint64 *ptr)
 {
-  /* A record is a kind byte and 19 varints: room for the longest is made
-   * first, so the varints are stored with no check a byte (the spool of
-   * every text `run` goes through here). */
-  if (G_UNLIKELY (w->rec_cap - w->rec_len < 1 + 19 * VAR_MAX))
-    {
-      w->rec_cap *= 2;
-      w->rec = g_realloc (w->rec, w->rec_cap);
-    }
-  guint8 *p = w->rec + w->rec_len;
   *p++ = (guint8) ev->kind;
   p = put_var_at (p, (guint32) ev->cpu);
-  p = put_var_at (p, zigzag ((gint64) (ev->ts_ns - w->ts)));
-  p = put_var_at (p, zigzag ((gint64) (ev->line - w->line)));
-  p = put_var_at (p, zigzag ((gint64) (ev->ptr - w->ptr)));
+  p = put_var_at (p, zigzag ((gint64) (ev->ts_ns - *ts)));
+  p = put_var_at (p, zigzag ((gint64) (ev->line - *line)));
+  p = put_var_at (p, zigzag ((gint64) (ev->ptr - *ptr)));
   p = put_var_at (p, ev->call_site_id);
   p = put_var_at (p, ev->call_site);
   p = put_var_at (p, ev->bytes_req);
@@ -173,13 +166,55 @@ sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **err
   p = put_var_at (p, zigzag (ev->migratetype));
   p = put_var_at (p, zigzag (ev->accounted));
   p = put_var_at (p, ev->pfn);
-  w->rec_len = (gsize) (p - w->rec);
-  w->ts = ev->ts_ns;
-  w->line = ev->line;
-  w->ptr = ev->ptr;
-  w->events++;
-  if (++w->n == SIM_NATIVE_BLOCK_EVENTS)
-    return flush_events (w, error);
+  *ts = ev->ts_ns;
+  *line = ev->line;
+  *ptr = ev->ptr;
+  return p;
+}
+
+/* A record is a kind byte and 19 varints: room for the longest is made
+ * first, so the varints are stored with no check a byte (the spool of
+ * every text `run` goes through here). */
+#define RECORD_MAX (1 + 19 * VAR_MAX)
+
+gboolean
+sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **error)
+{
+  return sim_native_writer_add_many (w, ev, 1, error);
+}
+
+gboolean
+sim_native_writer_add_many (SimNativeWriter *w, const SimTraceEvent *ev, guint n,
+                            GError **error)
+{
+  /* The block's state in locals for the run of records up to its end:
+   * the same bytes as one call a record. */
+  guint i = 0;
+  while (i < n)
+    {
+      guint room = SIM_NATIVE_BLOCK_EVENTS - w->n;
+      guint take = MIN (room, n - i);
+      guint8 *p = w->rec + w->rec_len;
+      guint64 ts = w->ts, line = w->line, ptr = w->ptr;
+      for (guint k = 0; k < take; k++)
+        {
+          if (G_UNLIKELY (w->rec_cap - (gsize) (p - w->rec) < RECORD_MAX))
+            {
+              gsize at = (gsize) (p - w->rec);
+              w->rec_cap *= 2;
+              w->rec = g_realloc (w->rec, w->rec_cap);
+              p = w->rec + at;
+            }
+          p = put_record (p, &ev[i + k], &ts, &line, &ptr);
+        }
+      w->ts = ts, w->line = line, w->ptr = ptr;
+      w->rec_len = (gsize) (p - w->rec);
+      w->events += take;
+      w->n += take;
+      i += take;
+      if (w->n == SIM_NATIVE_BLOCK_EVENTS && !flush_events (w, error))
+        return FALSE;
+    }
   return TRUE;
 }
 

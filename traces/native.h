@@ -32,6 +32,10 @@ typedef struct _SimNativeWriter SimNativeWriter;
 SimNativeWriter *sim_native_writer_new (GOutputStream *out, SimTraceReader *src,
                                         GError **error);
 gboolean sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **error);
+/* sim_native_writer_add of @n events in turn (the same bytes); FALSE at
+ * the first that fails. */
+gboolean sim_native_writer_add_many (SimNativeWriter *w, const SimTraceEvent *ev, guint n,
+                                     GError **error);
 /* Flush, write the trailer with @src's statistics, and close the stream. */
 gboolean sim_native_writer_finish (SimNativeWriter *w, GError **error);
 void sim_native_writer_free (SimNativeWriter *w);

@@ -324,94 +324,187 @@ next_block (SimTraceReader *r, GError **error)
     }
 }
 
+/* A varint of two bytes or more at @p, which has room for the longest
+ * (ten bytes), with no branch a byte: one of up to four bytes is taken
+ * from a 32-bit load (its stop byte is the lowest clear top bit, its 7-bit
+ * groups are shifted together), one of up to eight from a 64-bit load
+ * (the groups packed in pairs, then quads), a longer one by the byte
+ * loop.  The same value, and the same failure, as get_var. */
+static inline const guint8 *
+get_var_word (const guint8 *p, guint64 *out)
+{
+  guint32 h;
+  memcpy (&h, p, 4);
+  h = GUINT32_FROM_LE (h);
+  guint32 stop4 = ~h & 0x80808080u;
+  if (G_LIKELY (stop4 != 0))
+    {
+      int bit = __builtin_ctz (stop4);            /* 8k + 7 for a (k+1)-byte varint */
+      guint32 x = h & (G_MAXUINT32 >> (31 - bit));
+      *out = (x & 0x7fu) | ((x >> 1) & 0x3f80u) | ((x >> 2) & 0x1fc000u)
+             | ((x >> 3) & 0xfe00000u);
+      return p + (bit >> 3) + 1;
+    }
+  guint64 w;
+  memcpy (&w, p, 8);
+  w = GUINT64_FROM_LE (w);
+  guint64 stop = ~w & G_GUINT64_CONSTANT (0x8080808080808080);
+  if (G_UNLIKELY (stop == 0))
+    return get_var_unchecked (p, out);
+  int bit = __builtin_ctzll (stop);
+  guint64 x = w & (G_MAXUINT64 >> (63 - bit)) & G_GUINT64_CONSTANT (0x7f7f7f7f7f7f7f7f);
+  x = (x & G_GUINT64_CONSTANT (0x007f007f007f007f))
+      | ((x & G_GUINT64_CONSTANT (0x7f007f007f007f00)) >> 1);
+  x = (x & G_GUINT64_CONSTANT (0x00003fff00003fff))
+      | ((x & G_GUINT64_CONSTANT (0x3fff00003fff0000)) >> 2);
+  x = (x & G_GUINT64_CONSTANT (0x000000000fffffff))
+      | ((x & G_GUINT64_CONSTANT (0x0fffffff00000000)) >> 4);
+  *out = x;
+  return p + (bit >> 3) + 1;
+}
+
+/* The bytes of the longest record: its kind and 18 ten-byte varints. */
+#define RECORD_MAX (1 + 18 * 10)
+
+guint
+sim_trace_native_next_n (SimTraceReader *r, SimTraceEvent *ev, guint max, GError **error)
+{
+  guint k = 0;
+  while (k < max)
+    {
+      if (r->nat.left == 0)
+        {
+          if (r->nat.p != r->nat.e)
+            {
+              NAT_ERR (r, "%s", "unexpected bytes after the block's records");
+              return k;
+            }
+          if (r->nat.trailer)
+            {
+              r->done = TRUE;
+              return k;
+            }
+          if (!next_block (r, error))
+            return k;
+          continue;
+        }
+      /* The records of this block that fit in @ev, decoded with the
+       * block's state in locals and written back once. */
+      const guint8 *p = r->nat.p, *const e = r->nat.e;
+      const guint32 nstr = r->strs.strs->len;
+      guint64 ts = r->nat.ts, line = r->nat.line, ptr = r->nat.ptr;
+      guint n = MIN ((guint) r->nat.left, max - k), i;
+      guint64 *const by_kind = r->stats.by_kind;
+      const guint8 *good = p;   /* after the last good record */
+      enum { OK, BAD_KIND, BAD_CPU, BAD_STRING, SHORT } bad = OK;
+      guint64 bad_value = 0;
+      for (i = 0; i < n; i++)
+        {
+          guint64 v[19];
+          if (G_LIKELY (e - p >= RECORD_MAX))
+            {
+              /* the longest record fits: no end check a byte; a one-byte
+               * varint (most fields of most records) is one compare */
+              v[0] = *p++;
+#define GETV(j)                                                         \
+              if (G_LIKELY (*p < 0x80))                                 \
+                v[j] = *p++;                                            \
+              else if ((p = get_var_word (p, &v[j])) == NULL)           \
+                goto short_record
+              GETV (1); GETV (2); GETV (3); GETV (4); GETV (5); GETV (6); GETV (7); GETV (8);
+              GETV (9); GETV (10); GETV (11); GETV (12); GETV (13); GETV (14); GETV (15);
+              GETV (16); GETV (17); GETV (18);
+#undef GETV
+            }
+          else
+            {
+              if (p >= e)
+                goto short_record;
+              v[0] = *p++;
+              for (int j = 1; j < 19; j++)
+                if (!get_var (&p, e, &v[j]))
+                  goto short_record;
+            }
+          if (G_UNLIKELY (v[0] >= SIM_TRACE_N_KINDS))
+            {
+              bad = BAD_KIND;
+              bad_value = v[0];
+              break;
+            }
+          /* the writer stores the CPU as a 32-bit pattern: -1 (none) or 0..2^31-1 */
+          if (G_UNLIKELY (v[1] > G_MAXINT32 && v[1] != G_MAXUINT32))
+            {
+              bad = BAD_CPU;
+              bad_value = v[1];
+              break;
+            }
+          /* (their OR bounds their largest: one compare in the common case) */
+          if (G_UNLIKELY ((v[5] | v[10] | v[11] | v[12]) > nstr)
+              && (v[5] > nstr || v[10] > nstr || v[11] > nstr || v[12] > nstr))
+            {
+              bad = BAD_STRING;
+              break;
+            }
+          ts += (guint64) unzigzag (v[2]);
+          line += (guint64) unzigzag (v[3]);
+          ptr += (guint64) unzigzag (v[4]);
+          SimTraceEvent *o = &ev[k + i];
+          o->kind = (SimTraceKind) v[0];
+          o->cpu = (gint32) v[1];
+          o->ts_ns = ts;
+          o->line = line;
+          o->ptr = ptr;
+          o->call_site_id = (guint32) v[5];
+          o->call_site = v[6];
+          o->bytes_req = v[7];
+          o->bytes_alloc = v[8];
+          o->gfp = (guint32) v[9];
+          o->gfp_id = (guint32) v[10];
+          o->cache_id = (guint32) v[11];
+          o->comm_id = (guint32) v[12];
+          o->pid = (gint32) unzigzag (v[13]);
+          o->node = (gint32) unzigzag (v[14]);
+          o->order = (gint32) unzigzag (v[15]);
+          o->migratetype = (gint32) unzigzag (v[16]);
+          o->accounted = (gint32) unzigzag (v[17]);
+          o->pfn = v[18];
+          by_kind[v[0]]++;
+          good = p;
+          continue;
+        short_record:
+          bad = SHORT;
+          break;
+        }
+      /* the @i good records */
+      r->nat.p = good;
+      r->nat.ts = ts;
+      r->nat.line = line;
+      r->nat.ptr = ptr;
+      r->nat.left -= i;
+      r->nat.records += i;
+      r->stats.events += i;
+      k += i;
+      if (bad == OK)
+        continue;
+      if (bad == BAD_KIND)
+        NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected an event kind below %d, found %u",
+                 r->nat.records, SIM_TRACE_N_KINDS, (guint) bad_value);
+      else if (bad == BAD_CPU)
+        NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected a CPU number from 0 to %d "
+                 "(or none), found %" G_GUINT64_FORMAT, r->nat.records, G_MAXINT32, bad_value);
+      else if (bad == BAD_STRING)
+        NAT_ERR (r, "record %" G_GUINT64_FORMAT ": a string id exceeds the %u strings defined",
+                 r->nat.records, nstr);
+      else
+        NAT_ERR (r, "record %" G_GUINT64_FORMAT " runs past the end of the block",
+                 r->nat.records);
+      return k;
+    }
+  return k;
+}
+
 gboolean
 sim_trace_native_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
 {
-  while (r->nat.left == 0)
-    {
-      if (r->nat.p != r->nat.e)
-        {
-          NAT_ERR (r, "%s", "unexpected bytes after the block's records");
-          return FALSE;
-        }
-      if (r->nat.trailer)
-        {
-          r->done = TRUE;
-          return FALSE;
-        }
-      if (!next_block (r, error))
-        return FALSE;
-    }
-  const guint8 *p = r->nat.p, *e = r->nat.e;
-  guint64 v[19];
-  if (p >= e)
-    goto short_record;
-  v[0] = *p++;
-  if (G_LIKELY (e - p >= 18 * 10))
-    {
-      /* the longest record fits: the common case, decoded with no end
-       * check a byte (the same values and failures as get_var) */
-#define GETV(i) if ((p = get_var_unchecked (p, &v[i])) == NULL) goto short_record
-      GETV (1); GETV (2); GETV (3); GETV (4); GETV (5); GETV (6); GETV (7); GETV (8);
-      GETV (9); GETV (10); GETV (11); GETV (12); GETV (13); GETV (14); GETV (15);
-      GETV (16); GETV (17); GETV (18);
-#undef GETV
-    }
-  else
-    for (int i = 1; i < 19; i++)
-      if (!get_var (&p, e, &v[i]))
-        goto short_record;
-  if (v[0] >= SIM_TRACE_N_KINDS)
-    {
-      NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected an event kind below %d, found %u",
-               r->nat.records, SIM_TRACE_N_KINDS, (guint) v[0]);
-      return FALSE;
-    }
-  /* the writer stores the CPU as a 32-bit pattern: -1 (none) or 0..2^31-1 */
-  if (v[1] > G_MAXINT32 && v[1] != G_MAXUINT32)
-    {
-      NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected a CPU number from 0 to %d "
-               "(or none), found %" G_GUINT64_FORMAT, r->nat.records, G_MAXINT32, v[1]);
-      return FALSE;
-    }
-  guint32 nstr = r->strs.strs->len;
-  if (v[5] > nstr || v[10] > nstr || v[11] > nstr || v[12] > nstr)
-    {
-      NAT_ERR (r, "record %" G_GUINT64_FORMAT ": a string id exceeds the %u strings defined",
-               r->nat.records, nstr);
-      return FALSE;
-    }
-  r->nat.ts += (guint64) unzigzag (v[2]);
-  r->nat.line += (guint64) unzigzag (v[3]);
-  r->nat.ptr += (guint64) unzigzag (v[4]);
-  ev->kind = (SimTraceKind) v[0];
-  ev->cpu = (gint32) v[1];
-  ev->ts_ns = r->nat.ts;
-  ev->line = r->nat.line;
-  ev->ptr = r->nat.ptr;
-  ev->call_site_id = (guint32) v[5];
-  ev->call_site = v[6];
-  ev->bytes_req = v[7];
-  ev->bytes_alloc = v[8];
-  ev->gfp = (guint32) v[9];
-  ev->gfp_id = (guint32) v[10];
-  ev->cache_id = (guint32) v[11];
-  ev->comm_id = (guint32) v[12];
-  ev->pid = (gint32) unzigzag (v[13]);
-  ev->node = (gint32) unzigzag (v[14]);
-  ev->order = (gint32) unzigzag (v[15]);
-  ev->migratetype = (gint32) unzigzag (v[16]);
-  ev->accounted = (gint32) unzigzag (v[17]);
-  ev->pfn = v[18];
-  r->nat.p = p;
-  r->nat.left--;
-  r->nat.records++;
-  r->stats.events++;
-  r->stats.by_kind[ev->kind]++;
-  return TRUE;
-
-short_record:
-  NAT_ERR (r, "record %" G_GUINT64_FORMAT " runs past the end of the block", r->nat.records);
-  return FALSE;
+  return sim_trace_native_next_n (r, ev, 1, error) == 1;
 }
-

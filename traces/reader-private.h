@@ -84,6 +84,10 @@ gssize sim_trace_reader_fill (SimTraceReader *r, gsize need, GError **error);
 /* Native decoding (traces/native.c). */
 gboolean sim_trace_native_open (SimTraceReader *r, GError **error);
 gboolean sim_trace_native_next (SimTraceReader *r, SimTraceEvent *ev, GError **error);
+/* Up to @max events into @ev (fewer at the end or on an error, which sets
+ * @error after the events before it). */
+guint    sim_trace_native_next_n (SimTraceReader *r, SimTraceEvent *ev, guint max,
+                                  GError **error);
 
 /* perf.data (traces/reader-perf.c): the magic; start `perf script` on the
  * file @path names (@f opened it) and return its output; at the end of that

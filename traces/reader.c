@@ -1513,3 +1513,32 @@ sim_trace_reader_next (SimTraceReader *r, SimTraceEvent *ev, GError **error)
     }
   return ok;
 }
+
+guint
+sim_trace_reader_next_n (SimTraceReader *r, SimTraceEvent *ev, guint max, GError **error)
+{
+  g_return_val_if_fail (r != NULL && ev != NULL, 0);
+  if (r->format != SIM_TRACE_FORMAT_NATIVE)
+    {
+      guint k = 0;
+      while (k < max && sim_trace_reader_next (r, &ev[k], error))
+        k++;
+      return k;
+    }
+  if (r->sticky)
+    {
+      g_propagate_error (error, g_error_copy (r->sticky));
+      return 0;
+    }
+  if (r->done)
+    return 0;
+  /* the native decoder's batch: no call an event */
+  GError *local = NULL;
+  guint k = sim_trace_native_next_n (r, ev, max, &local);
+  if (local)
+    {
+      r->sticky = g_error_copy (local);
+      g_propagate_error (error, local);
+    }
+  return k;
+}

@@ -191,6 +191,11 @@ void sim_trace_reader_set_lenient (SimTraceReader *r, gboolean lenient);
 /* The next event: TRUE and *ev filled, or FALSE at the end (error unset) or on
  * an error. */
 gboolean sim_trace_reader_next (SimTraceReader *r, SimTraceEvent *ev, GError **error);
+/* Up to @max events into @ev: the number read, fewer than @max only at the
+ * end (error unset) or on an error (set; the events before it are read).
+ * The same events and errors as as many calls of sim_trace_reader_next. */
+guint sim_trace_reader_next_n (SimTraceReader *r, SimTraceEvent *ev, guint max,
+                               GError **error);
 
 const SimTraceStats *sim_trace_reader_stats (SimTraceReader *r);
 SimTraceFormat sim_trace_reader_format (SimTraceReader *r);

@@ -10,6 +10,7 @@
 #include "traces/native.h"
 #include "sim/core/errors.h"
 #include "sim/core/output.h"
+#include "sim/core/digest.h"
 #include "slabsim-config.h"
 
 #include <errno.h>
@@ -411,7 +412,7 @@ sim_trace_file_sha256 (const char *path, GError **error)
       g_error_free (local);
       return NULL;
     }
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  SimSha256 *sum = sim_sha256_new ();
   g_autofree guchar *buf = g_malloc (1 << 20);
   for (;;)
     {
@@ -421,13 +422,14 @@ sim_trace_file_sha256 (const char *path, GError **error)
           g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", path,
                        local->message);
           g_error_free (local);
+          g_free (sim_sha256_finish (sum));
           return NULL;
         }
       if (n == 0)
         break;
-      g_checksum_update (sum, buf, n);
+      sim_sha256_update (sum, buf, (gsize) n);
     }
-  return g_strdup (g_checksum_get_string (sum));
+  return sim_sha256_finish (sum);
 }
 
 char *
@@ -654,10 +656,8 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
   if (s->buf[s->cur] == NULL)
     s->buf[s->cur] = g_new (SimTraceEvent, SIM_TRACE_CHUNK);
   SimTraceEvent *b = s->buf[s->cur];
-  guint k = 0;
   GError *local = NULL;
-  while (k < SIM_TRACE_CHUNK && sim_trace_reader_next (s->reader, &b[k], &local))
-    k++;
+  guint k = sim_trace_reader_next_n (s->reader, b, SIM_TRACE_CHUNK, &local);
   GError *serr = NULL;
   if (!sync_strings (s, &serr))
     {
@@ -665,24 +665,10 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
       local = serr;
       k = 0;
     }
-  if (s->writer)
-    {
-      for (guint i = 0; i < k; i++)
-        if (!sim_native_writer_add (s->writer, &b[i], NULL))
-          {
-            cache_abandon (s);
-            break;
-          }
-    }
-  if (s->spool_writer)
-    {
-      for (guint i = 0; i < k; i++)
-        if (!sim_native_writer_add (s->spool_writer, &b[i], NULL))
-          {
-            spool_abandon (s);
-            break;
-          }
-    }
+  if (s->writer && !sim_native_writer_add_many (s->writer, b, k, NULL))
+    cache_abandon (s);
+  if (s->spool_writer && !sim_native_writer_add_many (s->spool_writer, b, k, NULL))
+    spool_abandon (s);
   if (local)
     {
       cache_abandon (s);        /* never cache a trace that did not read to its end */

@@ -14,7 +14,10 @@ core_reset (SimCoreState *cs, SimTime now)
   cs->loads_done = cs->retired = now;
   cs->miss_floor = now;
   cs->n_miss = 0;
-  cs->sb_head = cs->sb_n = 0;
+  /* Empty, keeping the stores' numbering (sb_pushed): the index's
+   * entries all name stores no longer in the buffer. */
+  cs->sb_head = (guint) (cs->sb_pushed & (SIM_CORE_MAX_STORES - 1));
+  cs->sb_n = 0;
   cs->sb_last = now;
   cs->rob_head = cs->rob_n = 0;
 }
@@ -43,7 +46,7 @@ sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
   gpointer *slot = sim_memsys_core_slot (mem, cpu);
   if (*slot == NULL)
     {
-      *slot = g_new (SimCoreState, 1);
+      *slot = g_new0 (SimCoreState, 1);
       core_reset (*slot, now);
     }
   op->cs = *slot;
@@ -95,34 +98,18 @@ advance_instr (SimOp *op, guint64 n)
 
 #define ROB_MASK (SIM_CORE_MAX_ROB - 1)
 #define SB_MASK  (SIM_CORE_MAX_STORES - 1)
+#define SB_LINE_SHIFT 6
+#define SB_LINE_MASK (SIM_CORE_SB_LINES - 1)
+G_STATIC_ASSERT ((SIM_CORE_SB_LINES & SB_LINE_MASK) == 0);
+/* [addr, addr+size) is within one line (an empty range: the line of addr,
+ * which a store that overlaps it must cover). */
+#define SB_ONE_LINE(addr, size) \
+  (((addr) & ((1u << SB_LINE_SHIFT) - 1)) + (guint64) (size) <= (1u << SB_LINE_SHIFT))
 G_STATIC_ASSERT ((SIM_CORE_MAX_ROB & ROB_MASK) == 0);
 G_STATIC_ASSERT ((SIM_CORE_MAX_STORES & SB_MASK) == 0);
 
-/* The reorder window: instruction @seq is done at @ready.  Kept as a
- * running maximum (retirement is in order); entries of one instruction
- * merge, and a full ring merges into its youngest entry (which only makes
- * the window stall a little earlier). */
-static inline void
-rob_push (SimCoreState *cs, SimTime ready)
-{
-  if (ready > cs->retired)
-    cs->retired = ready;
-  ready = cs->retired;
-  guint n = cs->rob_n;
-  if (n)
-    {
-      guint y = (cs->rob_head + n - 1) & ROB_MASK;
-      if (cs->rob_seq[y] == cs->seq || n == SIM_CORE_MAX_ROB)
-        {
-          cs->rob_ready[y] = ready;
-          return;
-        }
-    }
-  guint i = (cs->rob_head + n) & ROB_MASK;
-  cs->rob_seq[i] = cs->seq;
-  cs->rob_ready[i] = ready;
-  cs->rob_n = n + 1;
-}
+/* The reorder window's entries (sim_core_rob_push, alloc.h). */
+#define rob_push sim_core_rob_push
 
 /* Dispatch instructions up to (not including) number @target: instruction
  * k cannot dispatch before instruction k - rob has finished.  For an op
@@ -135,14 +122,23 @@ dispatch_to (SimOp *op, SimCoreState *cs, guint64 target, gboolean charge)
   guint head = cs->rob_head, n = cs->rob_n;
   while (n && cs->rob_seq[head] + rob < target)
     {
-      guint64 at = cs->rob_seq[head] + rob;   /* the instruction that waits */
-      if (at > seq)
+      /* An entry ready by now stalls nobody, wherever dispatch has got to
+       * (time only grows): it leaves the window without dispatching up to
+       * the instruction that waits for it, since dispatch time charged in
+       * pieces is the same as charged at once (advance_instr carries the
+       * fractions). */
+      SimTime ready = cs->rob_ready[head];
+      if (ready > op->t)
         {
-          if (charge)
-            advance_instr (op, at - seq);
-          seq = at;
+          guint64 at = cs->rob_seq[head] + rob;   /* the instruction that waits */
+          if (at > seq)
+            {
+              if (charge)
+                advance_instr (op, at - seq);
+              seq = at;
+            }
+          sim_op_stall (op, ready);
         }
-      sim_op_stall (op, cs->rob_ready[head]);
       head = (head + 1) & ROB_MASK;
       n--;
     }
@@ -158,10 +154,18 @@ dispatch_to (SimOp *op, SimCoreState *cs, guint64 target, gboolean charge)
   note_time_cs (op, cs);
 }
 
-void
-sim_op_instr (SimOp *op, guint n)
+/* Whether dispatching up to (not including) number @target waits for no
+ * entry of the window: the oldest unfinished instruction is less than a
+ * window behind it. */
+static inline gboolean
+window_clear (const SimOp *op, const SimCoreState *cs, guint64 target)
 {
-  op->cost.n_instr += n;
+  return cs->rob_n == 0 || cs->rob_seq[cs->rob_head] + op->rob >= target;
+}
+
+static G_GNUC_NO_INLINE void
+instr_slow (SimOp *op, guint n)
+{
   SimCoreState *cs = op->cs;
   if (op->rob == 0)
     {
@@ -173,6 +177,24 @@ sim_op_instr (SimOp *op, guint n)
   dispatch_to (op, cs, cs->seq + n, TRUE);
 }
 
+void
+sim_op_instr (SimOp *op, guint n)
+{
+  op->cost.n_instr += n;
+  SimCoreState *cs = op->cs;
+  /* dispatch_to when the window holds nothing that stops these n (its
+   * loop would not run): out of line otherwise, so the common path needs
+   * no frame. */
+  if (G_LIKELY (op->rob != 0) && G_LIKELY (window_clear (op, cs, cs->seq + n)))
+    {
+      advance_instr (op, n);
+      cs->seq += n;
+      note_time_cs (op, cs);
+      return;
+    }
+  instr_slow (op, n);
+}
+
 /* A special instruction: microcoded (irq save/restore, call/ret, preempt
  * count, spin unlock) it holds dispatch for its cost; it is one entry of
  * the window. */
@@ -182,7 +204,12 @@ sim_op_xcost (SimOp *op, SimXCost x)
   guint c = op->core->cost[x];
   SimCoreState *cs = op->cs;
   if (op->rob)
-    dispatch_to (op, cs, cs->seq + 1, FALSE);
+    {
+      if (G_LIKELY (window_clear (op, cs, cs->seq + 1)))
+        cs->seq++;                /* dispatch_to, whose note_time the one below covers */
+      else
+        dispatch_to (op, cs, cs->seq + 1, FALSE);
+    }
   else if (cs)
     cs->seq++;
   op->t += c;
@@ -191,16 +218,10 @@ sim_op_xcost (SimOp *op, SimXCost x)
 }
 
 void
-sim_op_use (SimOp *op, SimTok tok)
+sim_op_use_in_order (SimOp *op, SimTok tok)
 {
-  if (op->rob == 0)
-    {
-      sim_op_stall (op, tok);
-      note_time (op);
-      return;
-    }
-  rob_push (op->cs, tok);
-  op->last = MAX (op->last, tok);
+  sim_op_stall (op, tok);
+  note_time (op);
 }
 
 void
@@ -216,17 +237,13 @@ sim_op_retire (SimOp *op)
   note_time (op);
 }
 
-/* An L1d miss wants a fill buffer at @ti: the first time at or after @ti
- * when fewer than fill_buffers misses are in flight.  Records the miss
- * (done at issue + @lat) and returns its issue time. */
-static SimTime
-fb_issue (SimOp *op, SimCoreState *cs, SimTime ti, guint32 lat)
+/* The first time at or after *@pti when fewer than @lim misses of the
+ * table are in flight (into *@pti); forgets the misses done by then and
+ * returns how many are left. */
+static G_GNUC_NO_INLINE guint
+fb_wait (SimCoreState *cs, guint lim, SimTime *pti)
 {
-  guint lim = op->fb_lim;
-  /* Fill buffers are handed out in program order: no miss issues before
-   * the one before it (which also keeps the table a true picture of every
-   * time from miss_floor on). */
-  ti = MAX (ti, cs->miss_floor);
+  SimTime ti = *pti;
   guint n = cs->n_miss;
   for (;;)
     {
@@ -246,6 +263,25 @@ fb_issue (SimOp *op, SimCoreState *cs, SimTime ti, guint32 lat)
         break;
       ti = earliest;
     }
+  *pti = ti;
+  return n;
+}
+
+/* An L1d miss wants a fill buffer at @ti: the first time at or after @ti
+ * when fewer than fill_buffers misses are in flight.  Records the miss
+ * (done at issue + @lat) and returns its issue time. */
+static inline SimTime
+fb_issue (SimOp *op, SimCoreState *cs, SimTime ti, guint32 lat)
+{
+  /* Fill buffers are handed out in program order: no miss issues before
+   * the one before it, so ti never goes below miss_floor and a miss done
+   * by then is done for every later one too.  The table is only cleared
+   * of such misses when it looks full (fb_wait): while fewer than
+   * fill_buffers entries are in it, done or not, one is free. */
+  ti = MAX (ti, cs->miss_floor);
+  guint n = cs->n_miss;
+  if (G_UNLIKELY (n >= op->fb_lim))
+    n = fb_wait (cs, op->fb_lim, &ti);
   cs->miss[n] = ti + lat;
   cs->n_miss = n + 1;
   cs->miss_floor = ti;
@@ -274,13 +310,25 @@ sb_make_room (SimOp *op, SimCoreState *cs)
   cs->sb_n = n;
 }
 
+/* Store number @k touches the lines of [addr, addr+size), more than one. */
+static G_GNUC_NO_INLINE void
+sb_index_lines (SimCoreState *cs, SimAddr addr, guint32 size, guint64 k)
+{
+  SimAddr first = addr >> SB_LINE_SHIFT;
+  SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
+  for (SimAddr l = first; l <= last && l - first < SIM_CORE_SB_LINES; l++)
+    cs->sb_line[l & SB_LINE_MASK] = k;
+}
+
 /* A store enters the buffer: its data is ready at @data, its line owned at
  * @owned.  Stores commit to L1d in program order, one per cycle at most,
  * after they retire (after every instruction before them is done). */
 static inline void
 sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime owned)
 {
-  SimTime commit = MAX (MAX (owned, data), MAX (cs->sb_last + 1, cs->retired));
+  /* (@owned is never before @data: the line is asked for once the data is
+   * there, or the data is the line's old value.) */
+  SimTime commit = MAX (owned, MAX (cs->sb_last + 1, cs->retired));
   guint i = (cs->sb_head + cs->sb_n) & SB_MASK;
   cs->sb[i] = commit;
   cs->sb_data[i] = data;
@@ -288,22 +336,54 @@ sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime own
   cs->sb_size[i] = size;
   cs->sb_n++;
   cs->sb_last = commit;
+  guint64 k = ++cs->sb_pushed;
+  if (G_LIKELY (SB_ONE_LINE (addr, size)))
+    cs->sb_line[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK] = k;
+  else
+    sb_index_lines (cs, addr, size, k);
 }
 
-/* Store-to-load forwarding: the youngest buffered store that overlaps
- * [addr, addr+size) and has not committed by @ti; its data's ready time,
- * or 0 when the load reads the cache. */
-static inline SimTime
-sb_forward (const SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti)
+/* Store-to-load forwarding, step one: the number of the youngest
+ * buffered store that touched a line of [addr, addr+size) by the index
+ * (sb_line), or 0 when none of the stores in the buffer did.  A load over
+ * more than two lines names the youngest store. */
+static inline guint64
+sb_candidate (const SimCoreState *cs, SimAddr addr, guint32 size)
 {
-  /* Commit times rise strictly from the oldest store to the youngest
-   * (sb_push: each commits after the one before it), so the stores not
-   * committed by @ti are the youngest ones: the scan stops at the first
-   * store committed by then, since the youngest overlapping store at or
-   * behind it is committed too (the load reads the cache). */
+  guint64 oldest = cs->sb_pushed - cs->sb_n;     /* in the buffer: numbers above */
+  SimAddr first = addr >> SB_LINE_SHIFT;
+  guint64 from;
+  if (G_LIKELY (SB_ONE_LINE (addr, size)))
+    from = cs->sb_line[first & SB_LINE_MASK];
+  else
+    {
+      SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
+      if (last - first == 1)
+        from = MAX (cs->sb_line[first & SB_LINE_MASK], cs->sb_line[last & SB_LINE_MASK]);
+      else
+        from = cs->sb_pushed;
+    }
+  return from > oldest ? from : 0;
+}
+
+/* Step two: the youngest buffered store that overlaps [addr, addr+size)
+ * and has not committed by @ti, scanning from store number @from down;
+ * its data's ready time, or 0 when the load reads the cache.
+ *
+ * Commit times rise strictly from the oldest store to the youngest
+ * (sb_push: each commits after the one before it), so the stores not
+ * committed by @ti are the youngest ones: the scan stops at the first
+ * store committed by then, since the youngest overlapping store at or
+ * behind it is committed too (the load reads the cache).  For the same
+ * reason it may start at @from: the stores younger than it do not touch
+ * the load's lines, and if one of them has committed by @ti, so has every
+ * store from @from down (the answer is the cache either way). */
+static inline SimTime
+sb_scan (const SimCoreState *cs, guint64 from, SimAddr addr, guint32 size, SimTime ti)
+{
   SimAddr end = addr + size;
-  guint i = cs->sb_head + cs->sb_n;
-  for (guint k = cs->sb_n; k-- > 0;)
+  guint i = (guint) from;                         /* one past its slot */
+  for (guint64 k = from - (cs->sb_pushed - cs->sb_n); k-- > 0;)
     {
       i = (i - 1) & SB_MASK;
       if (cs->sb[i] <= ti)
@@ -312,6 +392,16 @@ sb_forward (const SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti)
         return MAX (cs->sb_data[i], 1);
     }
   return 0;
+}
+
+/* Store-to-load forwarding: the youngest buffered store that overlaps
+ * [addr, addr+size) and has not committed by @ti; its data's ready time,
+ * or 0 when the load reads the cache. */
+static inline SimTime
+sb_forward (const SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti)
+{
+  guint64 from = sb_candidate (cs, addr, size);
+  return from ? sb_scan (cs, from, addr, size, ti) : 0;
 }
 
 /* Everything a serial access does: wait for @after, then for the access. */
@@ -339,15 +429,11 @@ load_ready (SimOp *op, SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti,
   return ti + lat;
 }
 
-SimTok
-sim_op_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after)
+/* A load's value is ready at @ready: the op's latest token, and an
+ * entry of the window. */
+static inline SimTok
+load_finish (SimOp *op, SimCoreState *cs, SimTok ready)
 {
-  guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_READ, cls);
-  op->cost.accesses++;
-  if (op->serial)
-    return serial_wait (op, after, lat);
-  SimCoreState *cs = op->cs;
-  SimTok ready = load_ready (op, cs, addr, size, MAX (op->t, after), lat);
   op->last = ready;
   if (ready > cs->loads_done)
     cs->loads_done = ready;
@@ -356,12 +442,63 @@ sim_op_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok afte
   return ready;
 }
 
-void
-sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after)
+/* A load that may read a buffered store or finds every fill buffer
+ * taken: out of line, so that the common path needs no frame. */
+static G_GNUC_NO_INLINE SimTok
+load_slow (SimOp *op, SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti, guint32 lat)
 {
-  guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_WRITE, cls);
+  return load_finish (op, cs, load_ready (op, cs, addr, size, ti, lat));
+}
+
+SimTok
+sim_op_load_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok after)
+{
   op->cost.accesses++;
-  if (op->serial || op->sb_cap == 0)
+  if (G_UNLIKELY (op->serial))
+    return serial_wait (op, after, lat);
+  SimCoreState *cs = op->cs;
+  SimTime ti = MAX (op->t, after);
+  gboolean miss = lat > op->hit_latency;
+  /* sb_candidate for a load within one line; anything else (a store to
+   * forward from, a load across lines, every fill buffer taken) goes the
+   * long way. */
+  if (G_UNLIKELY (cs->sb_n
+                  && (!SB_ONE_LINE (addr, size)
+                      || cs->sb_line[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK]
+                         > cs->sb_pushed - cs->sb_n))
+      || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
+    return load_slow (op, cs, addr, size, ti, lat);
+  /* load_ready with nothing to forward and a fill buffer free (fb_issue). */
+  if (miss)
+    {
+      ti = MAX (ti, cs->miss_floor);
+      cs->miss[cs->n_miss++] = ti + lat;
+      cs->miss_floor = ti;
+    }
+  return load_finish (op, cs, ti + lat);
+}
+
+/* A store that finds the buffer full or every fill buffer taken: out of
+ * line, so that the common path needs no frame. */
+static G_GNUC_NO_INLINE void
+store_slow (SimOp *op, SimCoreState *cs, SimAddr addr, guint32 size, guint32 lat, SimTok after)
+{
+  sb_make_room (op, cs);
+  /* The line is requested (RFO) once the store's data and address are
+   * known; a miss holds a fill buffer like a load's. */
+  SimTime data = MAX (op->t, after);
+  SimTime rfo = data;
+  if (lat > op->hit_latency)
+    rfo = fb_issue (op, cs, rfo, lat);
+  sb_push (cs, addr, size, data, rfo + lat);
+  note_time_cs (op, cs);
+}
+
+void
+sim_op_store_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok after)
+{
+  op->cost.accesses++;
+  if (G_UNLIKELY (op->serial || op->sb_cap == 0))
     {
       /* No store buffer: the store waits for its data and its line. */
       sim_op_stall (op, after);
@@ -370,13 +507,30 @@ sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok aft
       return;
     }
   SimCoreState *cs = op->cs;
-  sb_make_room (op, cs);
-  /* The line is requested (RFO) once the store's data and address are
-   * known; a miss holds a fill buffer like a load's. */
+  /* sb_make_room's first step: forget the stores committed by now. */
+  guint head = cs->sb_head, n = cs->sb_n;
+  while (n && cs->sb[head] <= op->t)
+    {
+      head = (head + 1) & SB_MASK;
+      n--;
+    }
+  cs->sb_head = head;
+  cs->sb_n = n;
+  gboolean miss = lat > op->hit_latency;
+  if (G_UNLIKELY (n >= op->sb_cap) || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
+    {
+      store_slow (op, cs, addr, size, lat, after);
+      return;
+    }
+  /* store_slow with room in the buffer and a fill buffer free. */
   SimTime data = MAX (op->t, after);
   SimTime rfo = data;
-  if (lat > op->hit_latency)
-    rfo = fb_issue (op, cs, rfo, lat);
+  if (miss)
+    {
+      rfo = MAX (rfo, cs->miss_floor);
+      cs->miss[cs->n_miss++] = rfo + lat;
+      cs->miss_floor = rfo;
+    }
   sb_push (cs, addr, size, data, rfo + lat);
   note_time_cs (op, cs);
 }
@@ -394,6 +548,7 @@ sim_op_drain (SimOp *op)
   if (cs->sb_n)
     until = MAX (until, cs->sb_last);
   sim_op_stall (op, until);
+  cs->sb_head = (cs->sb_head + cs->sb_n) & SB_MASK;
   cs->sb_n = 0;
   cs->n_miss = 0;
   cs->rob_n = 0;

@@ -48,6 +48,8 @@ typedef struct {
 typedef SimTime SimTok;
 #define SIM_TOK_NOW ((SimTok) 0)
 
+#define SIM_CORE_SB_LINES 128                 /* buckets of the forwarding index */
+
 /* What a CPU's core still has in flight between two allocator calls: the
  * core timing model's pipeline state (docs/models/timing.md), one per CPU,
  * kept by the memory system (sim_memsys_core_slot) so that one call's
@@ -68,9 +70,20 @@ typedef struct {
   SimTime  sb_data[SIM_CORE_MAX_STORES];  /* when each store's data is ready */
   SimAddr  sb_addr[SIM_CORE_MAX_STORES];
   guint32  sb_size[SIM_CORE_MAX_STORES];
+  /* An index for store-to-load forwarding (host speed only, no state of
+   * the model): stores are numbered 1, 2, ... as they enter the buffer
+   * (sb_pushed: the youngest's number; the ring slot of number k is
+   * (k - 1) mod SIM_CORE_MAX_STORES, so sb_head + sb_n = sb_pushed in the
+   * ring), and sb_line[b] is the number of the youngest store that touched
+   * a cache line whose number is b modulo SIM_CORE_SB_LINES.  A load whose
+   * lines' buckets name no store still in the buffer reads the cache
+   * without a scan. */
+  guint64  sb_pushed;
+  guint64  sb_line[SIM_CORE_SB_LINES];
   /* The reorder window: instruction seq's result is ready at ready (kept
    * as a running maximum: instructions retire in order). */
   guint    rob_head, rob_n;
+  guint64  rob_tail_seq;                  /* the youngest entry's seq (rob_n > 0) */
   guint64  rob_seq[SIM_CORE_MAX_ROB];
   SimTime  rob_ready[SIM_CORE_MAX_ROB];
 } SimCoreState;
@@ -164,20 +177,88 @@ static inline void sim_op_call       (SimOp *op) { sim_op_xcost (op, SIM_X_CALL)
  * wait for it.  Out of order: the instruction that uses it cannot retire
  * before it is ready, so dispatch stalls for it only once the reorder
  * window is full; later unannotated accesses depend on it. */
-void sim_op_use (SimOp *op, SimTok tok);
+static inline void sim_op_use (SimOp *op, SimTok tok);
 
 /* Wait until every instruction dispatched so far has finished (its loads
  * and RMWs are back; buffered stores may still be committing): a
  * serialising point, and what a test reads a call's full latency at. */
 void sim_op_retire (SimOp *op);
 
+/* The reorder window: instruction @seq is done at @ready.  Kept as a
+ * running maximum (retirement is in order); entries of one instruction
+ * merge, and a full ring merges into its youngest entry (which only makes
+ * the window stall a little earlier).  The youngest entry's ready time is
+ * always retired (only this function writes either while the window holds
+ * entries), so a push that does not raise retired and would merge changes
+ * nothing. */
+static inline void
+sim_core_rob_push (SimCoreState *cs, SimTime ready)
+{
+  guint n = cs->rob_n;
+  gboolean merge = n && (cs->rob_tail_seq == cs->seq || n == SIM_CORE_MAX_ROB);
+  if (ready > cs->retired)
+    {
+      cs->retired = ready;
+      if (merge)
+        {
+          cs->rob_ready[(cs->rob_head + n - 1) & (SIM_CORE_MAX_ROB - 1)] = ready;
+          return;
+        }
+    }
+  else if (merge)
+    return;
+  guint i = (cs->rob_head + n) & (SIM_CORE_MAX_ROB - 1);
+  cs->rob_seq[i] = cs->seq;
+  cs->rob_ready[i] = cs->retired;
+  cs->rob_tail_seq = cs->seq;
+  cs->rob_n = n + 1;
+}
+
+/* sim_op_use of an in-order op (rob 0): wait for @tok. */
+void sim_op_use_in_order (SimOp *op, SimTok tok);
+
+static inline void
+sim_op_use (SimOp *op, SimTok tok)
+{
+  if (op->rob == 0)
+    {
+      sim_op_use_in_order (op, tok);
+      return;
+    }
+  sim_core_rob_push (op->cs, tok);
+  op->last = MAX (op->last, tok);
+}
+
 /* A load that does not hold up dispatch: it issues when @after is ready
  * (SIM_TOK_NOW: at once) and a fill buffer is free if it misses; returns
  * when its value is ready.  The serial model waits for it here. */
-SimTok sim_op_load  (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after);
+static inline SimTok sim_op_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls,
+                                  SimTok after);
 /* A store whose data or address is ready at @after: into the store buffer
  * (waits only for a free entry); serial model: waits for its latency. */
-void   sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after);
+static inline void sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls,
+                                 SimTok after);
+
+/* The timing half of a load or a store, once the cache model has given its
+ * latency @lat.  sim_op_load and sim_op_store are the cache model's call
+ * and then this one (a leaf on its common path), so a model's access is
+ * two calls without a frame of their own in between (host speed only). */
+SimTok sim_op_load_done  (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok after);
+void   sim_op_store_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok after);
+
+static inline SimTok
+sim_op_load (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after)
+{
+  guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_READ, cls);
+  return sim_op_load_done (op, addr, size, lat, after);
+}
+
+static inline void
+sim_op_store (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimTok after)
+{
+  guint32 lat = sim_memsys_access_class (op->mem, op->cpu, addr, size, SIM_ACC_WRITE, cls);
+  sim_op_store_done (op, addr, size, lat, after);
+}
 /* A locked read-modify-write (lock cmpxchg, lock xadd, atomic_inc,
  * cmpxchg_double): waits for every load in flight and drains the store
  * buffer, then its access, then @x's cost.  Returns the old value's token
@@ -199,7 +280,11 @@ void   sim_op_access (SimOp *op, SimAddr addr, guint32 size, SimAccKind kind, Si
 static inline void
 sim_op_read (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls)
 {
-  sim_op_use (op, sim_op_load (op, addr, size, cls, op->last));
+  SimTok t = sim_op_load (op, addr, size, cls, op->last);
+  /* With a reorder window the load has just put its value into the
+   * window and into op->last: the use would change nothing. */
+  if (op->rob == 0)
+    sim_op_use_in_order (op, t);
 }
 
 static inline void

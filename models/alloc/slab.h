@@ -1,4 +1,4 @@
-/* slab.h - the SLAB model's interface (models/alloc/slab.c).
+/* slab.h - the SLAB model's interface (models/alloc/slab*.c).
  *
  * The run driver reaches it through its SimAllocOps table; tests call the
  * functions below directly to drive single paths, look at the array

@@ -530,11 +530,11 @@ slab_of_addr (SimSlub *m, SimOp *op, SimAddr addr)
   /* virt_to_head_page: read the page's flags (PageTail) and for a tail
    * page its head pointer. */
   sim_op_path (op, &m->path[P_VIRT_TO_PAGE]);
-  SimAddr head = sim_page_head (m->env.pages, addr);
-  SimAddr pg = sim_page_struct (m->env.pages, addr);
+  SimAddr pg, head_pg;
+  SimAddr head = sim_page_head_structs (m->env.pages, addr, &pg, &head_pg);
   sim_op_read (op, pg, 8, SIM_MEM_STRUCT_PAGE);
   if (head != (addr & ~(SimAddr) (SIM_PAGE_SIZE - 1)))
-    sim_op_read (op, sim_page_struct (m->env.pages, head), 8, SIM_MEM_STRUCT_PAGE);
+    sim_op_read (op, head_pg, 8, SIM_MEM_STRUCT_PAGE);
   return slab_at (m, head);
 }
 

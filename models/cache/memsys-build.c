@@ -497,6 +497,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
           ms->core_row[l][c] = set_base (&ms->lv[l], ms->inst_tab[l][c], 0);
         }
     }
+  ms->shape_3l = ms->mode == SIM_MEMSYS_FULL && memsys_shape_3l (ms);
   return g_steal_pointer (&ms);
 }
 
@@ -521,6 +522,7 @@ sim_memsys_free (SimMemSys *ms)
     for (guint c = 0; c < ms->n_cpus; c++)
       g_free (ms->core_state[c]);
   g_free (ms->core_state);
+  g_free (ms->hint_row);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
     {

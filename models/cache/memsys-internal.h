@@ -62,6 +62,15 @@ typedef struct {
 
 /* A directory entry with its holder bitmap inline (mask_words words), so
  * that a probe touches one host cache line, not two. */
+/* Where a CPU's sets of one level start (memsys.c's sim_memsys_access_refs:
+ * its look-ahead hint and L1 probe): its instance's first tag and first
+ * state byte, and the tag index of the first set (core_row). */
+typedef struct {
+  const guint64 *tag;
+  const guint8  *st;
+  gsize          row;
+} HintRow;
+
 typedef struct {
   guint64 block;               /* NO_LINE = empty slot */
   gint32  owner;               /* domain holding E/M/O, or -1 */
@@ -96,11 +105,18 @@ struct SimMemSys {
    * lines carry ST_INL2, so a clean L1 victim still in L2 needs no L2 probe
    * to know that the core keeps it. */
   gboolean           inl2;
+  /* The miss path's common shape (memsys.c, memsys_shape_3l): its instance
+   * with the counts as constants serves this machine. */
+  gboolean           shape_3l;
   guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
   /* Per CPU, the core timing model's pipeline state (models/alloc/alloc.h:
    * what is still in flight when one allocator call ends and the next
    * begins); allocated by its first user, g_free'd here. */
   gpointer          *core_state;   /* [n_cpus] */
+  /* [n_cpus * n_levels], full mode: built by the first batch of
+   * sim_memsys_access_refs, so that its look-ahead hint finds a CPU's set
+   * with one load per level. */
+  HintRow           *hint_row;
 };
 
 /* ---- Cache arrays ------------------------------------------------------ */
@@ -399,6 +415,9 @@ cg_prefetch (const SimMemSys *ms, guint64 addr)
 G_GNUC_INTERNAL SimMemSys *memsys_alloc (SimMemSysMode mode, guint n_cpus);
 G_GNUC_INTERNAL gboolean   memsys_level_init (Level *L, const SimCacheLevelSpec *spec,
                                               guint n_inst, GError **error);
+
+/* memsys.c: whether the full mode's miss path can take its common shape. */
+G_GNUC_INTERNAL gboolean   memsys_shape_3l (const SimMemSys *ms);
 
 /* memsys-cg.c: Cachegrind mode's side of the entry points in memsys.c. */
 G_GNUC_INTERNAL guint32 memsys_cg_access (SimMemSys *ms, guint64 addr, guint32 size,

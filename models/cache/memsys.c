@@ -88,10 +88,179 @@
  *    specialised for 8 and 16 ways (SSE2 tag compare, fixed-size LRU moves)
  *    because they are most of the work, and the arrays over 2 MiB ask for
  *    huge pages.
+ *  - The miss path exists twice (SH_ANY, SH_3L below): once for any
+ *    machine and once for the common shape (private 8-way L1 and L2, one
+ *    inclusive 16-way L3, one directory mask word), whose counts are then
+ *    constants, so its level loops unroll and its set primitives need no
+ *    dispatch on the ways: about a third fewer host instructions a miss.
  *    docs/perf/cachesim.md has the measured profile.
  */
 #include "models/cache/memsys-internal.h"
 #include "sim/core/errors.h"
+
+/* ---- The miss path's shape ---------------------------------------------- */
+
+/* Every function of the miss path below takes a shape @sh, a constant at
+ * each call: SH_ANY reads the hierarchy's counts (levels, private levels,
+ * ways, mask words, inclusion) from the state, as any machine needs; SH_3L
+ * is the common machine, whose counts are then constants (sim_memsys_new
+ * sets SimMemSys.shape when they hold): a private L1 and L2 of 8 ways, the
+ * L2 non-inclusive (so L1 lines carry ST_INL2), one shared inclusive L3 of
+ * 16 ways per socket or group, and at most 64 domains (one mask word).
+ * With constants the level loops unroll, the set primitives compare 8 or
+ * 16 tags without a dispatch, and a directory entry is three words, so
+ * copying one is three moves instead of a memcpy call.  The instances of
+ * the two shapes compute the same things: only where the counts come from
+ * differs. */
+enum { SH_ANY = 0, SH_3L = 1 };
+
+static ALWAYS_INLINE guint
+sh_levels (const SimMemSys *ms, guint sh)
+{
+  return sh == SH_3L ? 3 : ms->n_levels;
+}
+
+static ALWAYS_INLINE guint
+sh_private (const SimMemSys *ms, guint sh)
+{
+  return sh == SH_3L ? 2 : ms->n_private;
+}
+
+static ALWAYS_INLINE guint
+sh_words (const SimMemSys *ms, guint sh)
+{
+  return sh == SH_3L ? 1 : ms->mask_words;
+}
+
+static ALWAYS_INLINE gsize
+sh_stride (const SimMemSys *ms, guint sh)
+{
+  return sh == SH_3L ? 3 : ms->dir_stride;
+}
+
+static ALWAYS_INLINE gboolean
+sh_inl2 (const SimMemSys *ms, guint sh)
+{
+  return sh == SH_3L ? TRUE : ms->inl2;
+}
+
+static ALWAYS_INLINE gboolean
+sh_is_private (const SimMemSys *ms, guint sh, guint l)
+{
+  return sh == SH_3L ? l < 2 : ms->lv[l].private_;
+}
+
+static ALWAYS_INLINE SimInclusion
+sh_incl (const SimMemSys *ms, guint sh, guint l)
+{
+  if (sh == SH_3L && l == 1)
+    return SIM_INCL_NINE;
+  if (sh == SH_3L && l == 2)
+    return SIM_INCL_INCLUSIVE;
+  return ms->lv[l].incl;
+}
+
+/* Level @l's ways as a constant, or 0: the primitives then dispatch on
+ * L->ways (WAYS_DISPATCH). */
+static ALWAYS_INLINE guint
+sh_ways (guint sh, guint l)
+{
+  return sh == SH_3L ? (l == 2 ? 16 : 8) : 0;
+}
+
+/* Does @ms have the SH_3L shape?  (sim_memsys_new stores the answer in
+ * SimMemSys.shape_3l.) */
+gboolean
+memsys_shape_3l (const SimMemSys *ms)
+{
+  return ms->n_levels == 3 && ms->n_private == 2 && ms->mask_words == 1 && ms->inl2
+         && ms->lv[0].ways == 8 && ms->lv[1].ways == 8 && ms->lv[2].ways == 16
+         && ms->lv[1].incl == SIM_INCL_NINE && ms->lv[2].incl == SIM_INCL_INCLUSIVE
+         && ms->lv[0].private_ && ms->lv[1].private_ && !ms->lv[2].private_
+         && ms->dir_stride == 3;
+}
+
+/* The set primitives with @n ways as a constant, or 0 for L->ways. */
+static ALWAYS_INLINE int
+find_way_k (const Level *L, gsize base, guint64 block, guint n)
+{
+  return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
+}
+
+static ALWAYS_INLINE gsize
+set_base_k (const Level *L, guint inst, guint64 block, guint n)
+{
+  return ((gsize) inst * L->sets + (block & L->set_mask)) * (n ? n : L->ways);
+}
+
+static ALWAYS_INLINE gsize
+core_set_base_k (const SimMemSys *ms, guint l, guint core, guint64 block, guint n)
+{
+  const Level *L = &ms->lv[l];
+  return ms->core_row[l][core] + (gsize) (block & L->set_mask) * (n ? n : L->ways);
+}
+
+/* With @n constant, a PLRU set's index is base / n: a constant shift. */
+static ALWAYS_INLINE void
+touch_k (Level *L, gsize base, guint way, guint n)
+{
+  if (!n)
+    touch (L, base, way);
+  else if (L->repl == SIM_REPL_LRU)
+    rank_touch_n (RANK (L, base), way, n);
+  else if (L->repl == SIM_REPL_PLRU)
+    plru_touch (L, base / n, way);
+}
+
+/* plru_victim with the tree's depth a constant: the walk unrolls. */
+static ALWAYS_INLINE guint
+plru_victim_n (const Level *L, gsize set_index, guint n)
+{
+  guint64 bits = L->plru[set_index];
+  guint node = 0, way = 0;
+  for (guint span = n; span > 1; span >>= 1)
+    {
+      guint right = (guint) (bits >> node) & 1;
+      way |= right * (span >> 1);
+      node = 2 * node + 1 + right;
+    }
+  return way;
+}
+
+static ALWAYS_INLINE guint
+lru_victim_k (const Level *L, gsize base, guint n)
+{
+  return n ? rank_last_n (RANK (L, base), n) : lru_victim (L, base);
+}
+
+static ALWAYS_INLINE guint
+victim_way_k (Level *L, gsize base, guint n)
+{
+  if (!n)
+    return victim_way (L, base);
+  if (L->repl == SIM_REPL_LRU)
+    return rank_last_n (RANK (L, base), n);
+  int empty = find_way_n (L->tag + base, NO_LINE, n);
+  if (empty >= 0)
+    return (guint) empty;
+  if (L->repl == SIM_REPL_PLRU)
+    return plru_victim_n (L, base / n, n);
+  return (guint) sim_rng_below (&L->rng, L->ways);
+}
+
+static ALWAYS_INLINE void
+remove_way_k (Level *L, gsize base, guint way, guint n)
+{
+  if (!n)
+    {
+      remove_way (L, base, way);
+      return;
+    }
+  if (L->repl == SIM_REPL_LRU)
+    rank_remove_n (RANK (L, base), way, n);
+  L->tag[base + way] = NO_LINE;
+  ST (L, base)[way] = 0;
+}
 
 /* ---- Directory --------------------------------------------------------- */
 
@@ -115,19 +284,25 @@ dir_bits_of (SimMemSys *ms, DirEnt *e)
   return e->mask;
 }
 
+static ALWAYS_INLINE DirEnt *
+dir_at_k (SimMemSys *ms, guint64 i, guint sh)
+{
+  return (DirEnt *) (ms->dir + i * sh_stride (ms, sh));
+}
+
 static inline DirEnt *
 dir_at (SimMemSys *ms, guint64 i)
 {
-  return (DirEnt *) (ms->dir + i * ms->dir_stride);
+  return dir_at_k (ms, i, SH_ANY);
 }
 
-static DirEnt *
-dir_find (SimMemSys *ms, guint64 block)
+static ALWAYS_INLINE DirEnt *
+dir_find_k (SimMemSys *ms, guint64 block, guint sh)
 {
   guint64 i = dir_hash (ms, block);
   for (;;)
     {
-      DirEnt *e = dir_at (ms, i);
+      DirEnt *e = dir_at_k (ms, i, sh);
       if (e->block == block)
         return e;
       if (e->block == NO_LINE)
@@ -137,12 +312,18 @@ dir_find (SimMemSys *ms, guint64 block)
 }
 
 static DirEnt *
-dir_get (SimMemSys *ms, guint64 block)
+dir_find (SimMemSys *ms, guint64 block)
+{
+  return dir_find_k (ms, block, SH_ANY);
+}
+
+static ALWAYS_INLINE DirEnt *
+dir_get_k (SimMemSys *ms, guint64 block, guint sh)
 {
   guint64 i = dir_hash (ms, block);
   for (;;)
     {
-      DirEnt *e = dir_at (ms, i);
+      DirEnt *e = dir_at_k (ms, i, sh);
       if (e->block == block)
         return e;
       if (e->block == NO_LINE)
@@ -160,16 +341,23 @@ dir_get (SimMemSys *ms, guint64 block)
     }
 }
 
-static void
-dir_delete (SimMemSys *ms, DirEnt *e)
+static G_GNUC_NO_INLINE DirEnt *
+dir_get (SimMemSys *ms, guint64 block)
 {
-  guint64 i = (guint64) ((guint64 *) e - ms->dir) / ms->dir_stride, j = i;
+  return dir_get_k (ms, block, SH_ANY);
+}
+
+static ALWAYS_INLINE void
+dir_delete_k (SimMemSys *ms, DirEnt *e, guint sh)
+{
+  gsize stride = sh_stride (ms, sh);
+  guint64 i = (guint64) ((guint64 *) e - ms->dir) / stride, j = i;
   guint64 mask = ms->dir_cap_mask;
-  gsize bytes = ms->dir_stride * sizeof (guint64);
+  gsize bytes = stride * sizeof (guint64);
   for (;;)
     {
       j = (j + 1) & mask;
-      DirEnt *ej = dir_at (ms, j);
+      DirEnt *ej = dir_at_k (ms, j, sh);
       if (ej->block == NO_LINE)
         break;
       guint64 k = dir_hash (ms, ej->block);
@@ -177,12 +365,33 @@ dir_delete (SimMemSys *ms, DirEnt *e)
       gboolean stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
       if (stays)
         continue;
-      memcpy (dir_at (ms, i), ej, bytes);
+      memcpy (dir_at_k (ms, i, sh), ej, bytes);
       i = j;
     }
-  memset (dir_at (ms, i), 0, bytes);
-  dir_at (ms, i)->block = NO_LINE;
+  memset (dir_at_k (ms, i, sh), 0, bytes);
+  dir_at_k (ms, i, sh)->block = NO_LINE;
   ms->dir_count--;
+}
+
+static G_GNUC_NO_INLINE void
+dir_delete_any (SimMemSys *ms, DirEnt *e)
+{
+  dir_delete_k (ms, e, SH_ANY);
+}
+
+static G_GNUC_NO_INLINE void
+dir_delete_3l (SimMemSys *ms, DirEnt *e)
+{
+  dir_delete_k (ms, e, SH_3L);
+}
+
+static ALWAYS_INLINE void
+dir_delete (SimMemSys *ms, DirEnt *e, guint sh)
+{
+  if (sh == SH_3L)
+    dir_delete_3l (ms, e);
+  else
+    dir_delete_any (ms, e);
 }
 
 static inline gboolean
@@ -203,10 +412,10 @@ bit_clear (guint64 *b, guint d)
   b[d >> 6] &= ~(G_GUINT64_CONSTANT (1) << (d & 63));
 }
 
-static gboolean
-bits_empty (const SimMemSys *ms, const guint64 *b)
+static ALWAYS_INLINE gboolean
+bits_empty (const SimMemSys *ms, const guint64 *b, guint sh)
 {
-  for (guint i = 0; i < ms->mask_words; i++)
+  for (guint i = 0; i < sh_words (ms, sh); i++)
     if (b[i])
       return FALSE;
   return TRUE;
@@ -214,10 +423,10 @@ bits_empty (const SimMemSys *ms, const guint64 *b)
 
 /* Drop @dom from the holders of @block; deletes the entry when nobody
  * holds the line any more. */
-static void
-dir_drop (SimMemSys *ms, guint64 block, guint dom)
+static ALWAYS_INLINE void
+dir_drop (SimMemSys *ms, guint64 block, guint dom, guint sh)
 {
-  DirEnt *e = dir_find (ms, block);
+  DirEnt *e = dir_find_k (ms, block, sh);
   if (e == NULL)
     return;
   guint64 *b = dir_bits_of (ms, e);
@@ -226,8 +435,8 @@ dir_drop (SimMemSys *ms, guint64 block, guint dom)
     e->owner = -1;
   if (e->fwd == (gint32) dom)
     e->fwd = -1;
-  if (bits_empty (ms, b))
-    dir_delete (ms, e);
+  if (bits_empty (ms, b, sh))
+    dir_delete (ms, e, sh);
 }
 
 
@@ -250,29 +459,32 @@ core_holds (const SimMemSys *ms, guint core, guint64 block)
 
 /* The union of @core's private copies' state bits (EXCL is the same in
  * every copy; DIRTY may sit in any of them). */
-static guint8
-core_bits (const SimMemSys *ms, guint core, guint64 block)
+static ALWAYS_INLINE guint8
+core_bits (const SimMemSys *ms, guint core, guint64 block, guint sh)
 {
   guint8 bits = 0;
-  for (guint l = 0; l < ms->n_private; l++)
+#pragma GCC unroll 2
+  for (guint l = 0; l < sh_private (ms, sh); l++)
     {
       const Level *L = &ms->lv[l];
-      gsize base = set_base (L, core, block);
-      int w = find_way (L, base, block);
+      gsize base = set_base_k (L, core, block, sh_ways (sh, l));
+      int w = find_way_k (L, base, block, sh_ways (sh, l));
       if (w >= 0)
         bits |= ST (L, base)[w];
     }
   return bits;
 }
 
-static void
-core_update_bits (SimMemSys *ms, guint core, guint64 block, guint8 clear, guint8 set)
+static ALWAYS_INLINE void
+core_update_bits (SimMemSys *ms, guint core, guint64 block, guint8 clear, guint8 set,
+                  guint sh)
 {
-  for (guint l = 0; l < ms->n_private; l++)
+#pragma GCC unroll 2
+  for (guint l = 0; l < sh_private (ms, sh); l++)
     {
       Level *L = &ms->lv[l];
-      gsize base = set_base (L, core, block);
-      int w = find_way (L, base, block);
+      gsize base = set_base_k (L, core, block, sh_ways (sh, l));
+      int w = find_way_k (L, base, block, sh_ways (sh, l));
       if (w >= 0)
         ST (L, base)[w] = (guint8) ((ST (L, base)[w] & ~clear) | set);
     }
@@ -280,19 +492,20 @@ core_update_bits (SimMemSys *ms, guint core, guint64 block, guint8 clear, guint8
 
 /* Remove @block from every private level of @core; returns whether any copy
  * was dirty.  Leaves the directory alone. */
-static gboolean
-core_purge (SimMemSys *ms, guint core, guint64 block)
+static ALWAYS_INLINE gboolean
+core_purge (SimMemSys *ms, guint core, guint64 block, guint sh)
 {
   gboolean dirty = FALSE;
-  for (guint l = 0; l < ms->n_private; l++)
+#pragma GCC unroll 2
+  for (guint l = 0; l < sh_private (ms, sh); l++)
     {
       Level *L = &ms->lv[l];
-      gsize base = set_base (L, core, block);
-      int w = find_way (L, base, block);
+      gsize base = set_base_k (L, core, block, sh_ways (sh, l));
+      int w = find_way_k (L, base, block, sh_ways (sh, l));
       if (w >= 0)
         {
           dirty |= (ST (L, base)[w] & ST_DIRTY) != 0;
-          remove_way (L, base, (guint) w);
+          remove_way_k (L, base, (guint) w, sh_ways (sh, l));
         }
     }
   return dirty;
@@ -300,24 +513,25 @@ core_purge (SimMemSys *ms, guint core, guint64 block)
 
 /* Remove @block from shared instance @inst of level @l; returns dirtiness
  * (-1 if it was not there). */
-static int
-shared_purge (SimMemSys *ms, guint l, guint inst, guint64 block)
+static ALWAYS_INLINE int
+shared_purge (SimMemSys *ms, guint l, guint inst, guint64 block, guint sh)
 {
   Level *L = &ms->lv[l];
-  gsize base = set_base (L, inst, block);
-  int w = find_way (L, base, block);
+  guint n = sh_ways (sh, l);
+  gsize base = set_base_k (L, inst, block, n);
+  int w = find_way_k (L, base, block, n);
   if (w < 0)
     return -1;
   int dirty = (ST (L, base)[w] & ST_DIRTY) != 0;
-  remove_way (L, base, (guint) w);
+  remove_way_k (L, base, (guint) w, n);
   return dirty;
 }
 
 /* Domain @dom -> (level, instance) for shared domains. */
-static guint
-dom_level (const SimMemSys *ms, guint dom, guint *inst)
+static ALWAYS_INLINE guint
+dom_level_k (const SimMemSys *ms, guint dom, guint *inst, guint sh)
 {
-  for (guint l = ms->n_levels - 1; l >= ms->n_private; l--)
+  for (guint l = sh_levels (ms, sh) - 1; l >= sh_private (ms, sh); l--)
     if (dom >= ms->lv[l].dom_base)
       {
         *inst = dom - ms->lv[l].dom_base;
@@ -326,50 +540,58 @@ dom_level (const SimMemSys *ms, guint dom, guint *inst)
   g_assert_not_reached ();
 }
 
+static guint
+dom_level (const SimMemSys *ms, guint dom, guint *inst)
+{
+  return dom_level_k (ms, dom, inst, SH_ANY);
+}
+
 /* A dirty line leaving level @l of @core's path (core = G_MAXUINT for a
  * shared instance's own path, given by @inst at level @l): mark the next copy
  * outwards dirty, or it reaches DRAM.  Returns the level of that copy
  * (n_levels for DRAM). */
-static guint
-push_dirty_out (SimMemSys *ms, guint l, guint core, guint inst, guint64 block)
+static ALWAYS_INLINE guint
+push_dirty_out (SimMemSys *ms, guint l, guint core, guint inst, guint64 block, guint sh)
 {
-  for (guint j = l + 1; j < ms->n_levels; j++)
+#pragma GCC unroll 3
+  for (guint j = l + 1; j < sh_levels (ms, sh); j++)
     {
       Level *L = &ms->lv[j];
       guint i = core != G_MAXUINT ? inst_of (ms, j, core)
                                   : inst / (L->group / ms->lv[l].group);
-      gsize base = set_base (L, i, block);
-      int w = find_way (L, base, block);
+      gsize base = set_base_k (L, i, block, sh_ways (sh, j));
+      int w = find_way_k (L, base, block, sh_ways (sh, j));
       if (w >= 0)
         {
           ST (L, base)[w] |= ST_DIRTY;
           return j;
         }
     }
-  return ms->n_levels;
+  return sh_levels (ms, sh);
 }
 
 /* After a core's private copy left level @gone, fix ownership: a
  * socket-level copy on the core's path takes over if the core owned the
  * line.  Level @gone is not searched again: the line has just left it. */
-static void
-core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone)
+static ALWAYS_INLINE void
+core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone, guint sh)
 {
-  for (guint l = 0; l < ms->n_private; l++)
+#pragma GCC unroll 2
+  for (guint l = 0; l < sh_private (ms, sh); l++)
     {
       if (l == gone)
         continue;
       Level *L = &ms->lv[l];
-      gsize base = set_base (L, core, block);
-      int w = find_way (L, base, block);
+      gsize base = set_base_k (L, core, block, sh_ways (sh, l));
+      int w = find_way_k (L, base, block, sh_ways (sh, l));
       if (w >= 0)
         {
-          if (gone == 1 && ms->inl2)   /* l is 0: its copy is no longer in L2 */
+          if (gone == 1 && sh_inl2 (ms, sh))   /* l is 0: its copy is no longer in L2 */
             ST (L, base)[w] &= (guint8) ~ST_INL2;
           return;
         }
     }
-  DirEnt *e = dir_find (ms, block);
+  DirEnt *e = dir_find_k (ms, block, sh);
   if (e == NULL)
     return;
   guint64 *b = dir_bits_of (ms, e);
@@ -380,7 +602,8 @@ core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone)
   if (owned)
     {
       e->owner = -1;
-      for (guint l = ms->n_private; l < ms->n_levels; l++)
+#pragma GCC unroll 2
+      for (guint l = sh_private (ms, sh); l < sh_levels (ms, sh); l++)
         {
           guint d = ms->lv[l].dom_base + inst_of (ms, l, core);
           if (bit_test (b, d))
@@ -390,29 +613,29 @@ core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone)
             }
         }
     }
-  if (bits_empty (ms, b))
-    dir_delete (ms, e);
+  if (bits_empty (ms, b, sh))
+    dir_delete (ms, e, sh);
 }
 
 /* An inclusive level @l evicted @block from instance @inst: every copy
  * above it within its scope goes.  Returns whether one was dirty. */
-static gboolean
-back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
+static ALWAYS_INLINE gboolean
+back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block, guint sh)
 {
   gboolean dirty = FALSE;
   const Level *L = &ms->lv[l];
-  if (L->private_)
+  if (sh_is_private (ms, sh, l))
     {
       gboolean hit = FALSE;
       for (guint j = 0; j < l; j++)
         {
           Level *U = &ms->lv[j];
-          gsize base = set_base (U, inst, block);
-          int w = find_way (U, base, block);
+          gsize base = set_base_k (U, inst, block, sh_ways (sh, j));
+          int w = find_way_k (U, base, block, sh_ways (sh, j));
           if (w >= 0)
             {
               dirty |= (ST (U, base)[w] & ST_DIRTY) != 0;
-              remove_way (U, base, (guint) w);
+              remove_way_k (U, base, (guint) w, sh_ways (sh, j));
               hit = TRUE;
             }
         }
@@ -420,7 +643,7 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
         ms->stats[ms->cpu_of_core[inst]].back_invalidations++;
       return dirty;
     }
-  DirEnt *e = dir_find (ms, block);
+  DirEnt *e = dir_find_k (ms, block, sh);
   if (e == NULL)
     return FALSE;
   guint64 *b = dir_bits_of (ms, e);
@@ -430,7 +653,7 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
   for (guint c = first; c < first + L->group && c < (socket + 1) * cps; c++)
     if (bit_test (b, c))
       {
-        dirty |= core_purge (ms, c, block);
+        dirty |= core_purge (ms, c, block, sh);
         bit_clear (b, c);
         if (e->owner == (gint32) c)
           e->owner = -1;
@@ -438,7 +661,7 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
           e->fwd = -1;
         ms->stats[ms->cpu_of_core[c]].back_invalidations++;
       }
-  for (guint j = ms->n_private; j < l; j++)
+  for (guint j = sh_private (ms, sh); j < l; j++)
     {
       guint ratio = L->group / ms->lv[j].group;
       for (guint i = inst * ratio; i < (inst + 1) * ratio && i < ms->lv[j].n_inst; i++)
@@ -446,7 +669,7 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
           guint d = ms->lv[j].dom_base + i;
           if (!bit_test (b, d))
             continue;
-          int dd = shared_purge (ms, j, i, block);
+          int dd = shared_purge (ms, j, i, block, sh);
           dirty |= dd > 0;
           bit_clear (b, d);
           if (e->owner == (gint32) d)
@@ -458,19 +681,19 @@ back_invalidate (SimMemSys *ms, guint l, guint inst, guint64 block)
 
 /* A valid line (@block, @bits) was evicted from instance @inst of level
  * @l.  @cpu is the requester whose access caused it. */
-static G_GNUC_NO_INLINE void
-evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+static ALWAYS_INLINE void
+evict_k (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu, guint sh)
 {
   Level *L = &ms->lv[l];
   gboolean dirty = (bits & ST_DIRTY) != 0;
-  if (L->incl == SIM_INCL_INCLUSIVE && l > 0)
-    dirty |= back_invalidate (ms, l, inst, block);
-  if (L->private_)
+  if (sh_incl (ms, sh, l) == SIM_INCL_INCLUSIVE && l > 0)
+    dirty |= back_invalidate (ms, l, inst, block, sh);
+  if (sh_is_private (ms, sh, l))
     {
       guint core = inst;
       if (dirty)
         ms->stats[cpu].level[l].writebacks++;
-      if (l + 1 < ms->n_levels && ms->lv[l + 1].incl == SIM_INCL_EXCLUSIVE)
+      if (l + 1 < sh_levels (ms, sh) && sh_incl (ms, sh, l + 1) == SIM_INCL_EXCLUSIVE)
         {
           /* The victim level takes every line the level above drops. */
           guint ni = inst_of (ms, l + 1, core);
@@ -484,16 +707,16 @@ evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu
             }
           victim_fill (ms, l + 1, ni, block, nb, cpu);
         }
-      else if (dirty && push_dirty_out (ms, l, core, 0, block) < ms->n_private)
+      else if (dirty && push_dirty_out (ms, l, core, 0, block, sh) < sh_private (ms, sh))
         return;   /* our own next private level took it: the core still holds it */
-      core_lost_line (ms, core, block, l);
+      core_lost_line (ms, core, block, l, sh);
       return;
     }
   /* Shared instance. */
   if (dirty)
     ms->stats[cpu].level[l].writebacks++;
   guint dom = L->dom_base + inst;
-  if (l + 1 < ms->n_levels && ms->lv[l + 1].incl == SIM_INCL_EXCLUSIVE)
+  if (l + 1 < sh_levels (ms, sh) && sh_incl (ms, sh, l + 1) == SIM_INCL_EXCLUSIVE)
     {
       guint ni = inst / (ms->lv[l + 1].group / L->group);
       DirEnt *e = dir_get (ms, block);
@@ -503,8 +726,44 @@ evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu
       victim_fill (ms, l + 1, ni, block, (guint8) (dirty ? ST_DIRTY : 0), cpu);
     }
   else if (dirty)
-    push_dirty_out (ms, l, G_MAXUINT, inst, block);
-  dir_drop (ms, block, dom);
+    push_dirty_out (ms, l, G_MAXUINT, inst, block, sh);
+  dir_drop (ms, block, dom, sh);
+}
+
+/* The evictions: one out of line for any machine, and for SH_3L one per
+ * level, where the level is a constant too: an L1 victim is rarely evicted
+ * at all (ST_INL2) and an L3 victim back-invalidates, both out of line;
+ * an L2 victim, one per L2 fill, only checks the L1 and the directory, so
+ * its eviction is inlined into the fill. */
+static G_GNUC_NO_INLINE void
+evict (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
+{
+  evict_k (ms, l, inst, block, bits, cpu, SH_ANY);
+}
+
+static G_GNUC_NO_INLINE void
+evict_3l_0 (SimMemSys *ms, guint inst, guint64 block, guint8 bits, guint cpu)
+{
+  evict_k (ms, 0, inst, block, bits, cpu, SH_3L);
+}
+
+static G_GNUC_NO_INLINE void
+evict_3l_2 (SimMemSys *ms, guint inst, guint64 block, guint8 bits, guint cpu)
+{
+  evict_k (ms, 2, inst, block, bits, cpu, SH_3L);
+}
+
+static ALWAYS_INLINE void
+evict_sh (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu, guint sh)
+{
+  if (sh != SH_3L)
+    evict (ms, l, inst, block, bits, cpu);
+  else if (l == 0)
+    evict_3l_0 (ms, inst, block, bits, cpu);
+  else if (l == 1)
+    evict_k (ms, 1, inst, block, bits, cpu, SH_3L);   /* every L2 fill's victim: inline */
+  else
+    evict_3l_2 (ms, inst, block, bits, cpu);
 }
 
 /* A victim arriving at an exclusive level that another core's victim may
@@ -528,10 +787,11 @@ victim_fill (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
  * as needed.  The caller has already recorded the holder in the directory. */
 static ALWAYS_INLINE void
 insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, guint8 bits,
-                guint cpu)
+                guint cpu, guint sh)
 {
   Level *L = &ms->lv[l];
-  guint w = victim_way (L, base);
+  guint n = sh_ways (sh, l);
+  guint w = victim_way_k (L, base, n);
   guint64 vb = L->tag[base + w];
   guint8 vbits = ST (L, base)[w];
   /* The new line replaces the victim before the victim is evicted: the
@@ -539,7 +799,7 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
   L->tag[base + w] = block;
   ST (L, base)[w] = bits;
   if (L->repl != SIM_REPL_RANDOM)
-    touch (L, base, w);
+    touch_k (L, base, w, n);
   if (vb == NO_LINE)
     return;
   /* Most L1 victims are still in the core's L2 (ST_INL2): a clean one
@@ -551,8 +811,8 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
       if (!(vbits & ST_DIRTY))
         return;
       Level *N = &ms->lv[1];
-      gsize nbase = core_set_base (ms, 1, inst, vb);
-      int nw = find_way (N, nbase, vb);
+      gsize nbase = core_set_base_k (ms, 1, inst, vb, sh_ways (sh, 1));
+      int nw = find_way_k (N, nbase, vb, sh_ways (sh, 1));
       if (G_LIKELY (nw >= 0))
         {
           ms->stats[cpu].level[0].writebacks++;
@@ -560,13 +820,13 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
           return;
         }
     }
-  evict (ms, l, inst, vb, vbits, cpu);
+  evict_sh (ms, l, inst, vb, vbits, cpu, sh);
 }
 
-static ALWAYS_INLINE void
+static void
 insert_line (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint cpu)
 {
-  insert_line_at (ms, l, inst, set_base (&ms->lv[l], inst, block), block, bits, cpu);
+  insert_line_at (ms, l, inst, set_base (&ms->lv[l], inst, block), block, bits, cpu, SH_ANY);
 }
 
 /* ---- Full mode: one line ------------------------------------------------ */
@@ -587,41 +847,43 @@ dram_latency (SimMemSys *ms, guint cpu, guint64 block, SimCpuMemStats *st)
 }
 
 /* Is @dom one of @core's own shared instances? */
-static inline gboolean
-on_path (const SimMemSys *ms, guint core, guint dom)
+static ALWAYS_INLINE gboolean
+on_path (const SimMemSys *ms, guint core, guint dom, guint sh)
 {
-  return bit_test (ms->path + (gsize) core * ms->mask_words, dom);
+  return bit_test (ms->path + (gsize) core * sh_words (ms, sh), dom);
 }
 
 /* Invalidate every copy outside @core's path; returns whether one was in
  * another socket. */
-static gboolean
-invalidate_others (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st)
+static ALWAYS_INLINE gboolean
+invalidate_others_k (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st, guint sh)
 {
   guint64 *b = dir_bits_of (ms, e);
   guint my_socket = ms->dom_socket[core];
   gboolean remote = FALSE;
-  for (guint wi = 0; wi < ms->mask_words; wi++)
+  const guint64 *path = ms->path + (gsize) core * sh_words (ms, sh);
+  for (guint wi = 0; wi < sh_words (ms, sh); wi++)
     {
-      guint64 word = b[wi];
+      /* The holders outside the core's path, in ascending order. */
+      guint64 word = b[wi] & ~path[wi];
+      if (wi == core / 64)
+        word &= ~(G_GUINT64_CONSTANT (1) << (core % 64));
       while (word)
         {
           guint d = wi * 64 + (guint) __builtin_ctzll (word);
           word &= word - 1;
-          if (d == core || on_path (ms, core, d))
-            continue;
           remote |= ms->dom_socket[d] != my_socket;
           if (d < ms->n_cores)
             {
-              core_purge (ms, d, e->block);
+              core_purge (ms, d, e->block, sh);
               st->invalidations_sent++;
               ms->stats[ms->cpu_of_core[d]].invalidations_received++;
             }
           else
             {
               guint inst;
-              guint l = dom_level (ms, d, &inst);
-              shared_purge (ms, l, inst, e->block);
+              guint l = dom_level_k (ms, d, &inst, sh);
+              shared_purge (ms, l, inst, e->block, sh);
             }
           bit_clear (b, d);
         }
@@ -631,9 +893,101 @@ invalidate_others (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st)
   return remote;
 }
 
-static guint
+static G_GNUC_NO_INLINE gboolean
+invalidate_others_any (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st)
+{
+  return invalidate_others_k (ms, e, core, st, SH_ANY);
+}
+
+static G_GNUC_NO_INLINE gboolean
+invalidate_others_3l (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st)
+{
+  return invalidate_others_k (ms, e, core, st, SH_3L);
+}
+
+static ALWAYS_INLINE gboolean
+invalidate_others (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st, guint sh)
+{
+  return sh == SH_3L ? invalidate_others_3l (ms, e, core, st)
+                     : invalidate_others_any (ms, e, core, st);
+}
+
+/* Level @l's instance on @core's path: the core itself for a private level. */
+static ALWAYS_INLINE guint
+inst_of_k (const SimMemSys *ms, guint l, guint core, guint sh)
+{
+  return sh == SH_3L && l < 2 ? core : inst_of (ms, l, core);
+}
+
+/* The outer probe of access_slow at level @l: counts it, and on a hit
+ * records where (returns TRUE); on a miss starts the host loads the fill's
+ * eviction will need. */
+static ALWAYS_INLINE gboolean
+probe_level (SimMemSys *ms, guint l, guint core, guint64 block, SimAccKind kind,
+             SimMemClass cls, SimCpuMemStats *st, const gsize *bases, int *hit,
+             gsize *hit_base, guint *hit_way, guint8 *hit_bits, guint sh)
+{
+  Level *L = &ms->lv[l];
+  gsize base = bases[l];
+  /* Only a miss in every private level needs the directory (most
+   * private misses hit the next private level): fetch its slot
+   * when the first shared level is probed, overlapping the two. */
+  if (l == sh_private (ms, sh))
+    __builtin_prefetch (dir_at_k (ms, dir_hash (ms, block), sh));
+  st->level[l].accesses[kind]++;
+  int w = find_way_k (L, base, block, sh_ways (sh, l));
+  if (w >= 0)
+    {
+      *hit = (int) l;
+      *hit_base = base;
+      *hit_way = (guint) w;
+      *hit_bits = ST (L, base)[w];
+      return TRUE;
+    }
+  st->level[l].misses[kind]++;
+  st->class_misses[cls][l]++;
+  /* The fill will evict this set's LRU line; its directory entry
+   * and next set are cold, so fetch them while we go on. */
+  guint64 v = L->repl == SIM_REPL_LRU ? L->tag[base + lru_victim_k (L, base, sh_ways (sh, l))]
+                                      : NO_LINE;
+  if (v != NO_LINE && l + 1 >= sh_private (ms, sh))
+    {
+      __builtin_prefetch (dir_at_k (ms, dir_hash (ms, v), sh));
+      if (l + 1 < sh_levels (ms, sh) && l + 1 < SIM_MACHINE_MAX_LEVELS)
+        {
+          const Level *N = &ms->lv[l + 1];
+          __builtin_prefetch (N->tag + core_set_base_k (ms, l + 1, core, v, sh_ways (sh, l + 1)));
+        }
+    }
+  return FALSE;
+}
+
+/* One fill of access_slow: @block goes into level @l of @core's path (set
+ * @base); @l1_bits are the L1 copy's bits beyond EXCL.  *@fill_e is the
+ * line's directory entry while it cannot have moved, or NULL. */
+static ALWAYS_INLINE void
+fill_level (SimMemSys *ms, guint l, guint core, guint cpu, guint64 block, gsize base,
+            gboolean excl, guint8 l1_bits, DirEnt **fill_e, guint sh)
+{
+  Level *L = &ms->lv[l];
+  if (l > 0 && sh_incl (ms, sh, l) == SIM_INCL_EXCLUSIVE)
+    return;
+  guint inst = inst_of_k (ms, l, core, sh);
+  guint8 bits = 0;
+  if (sh_is_private (ms, sh, l))
+    bits = (guint8) ((excl ? ST_EXCL : 0) | (l == 0 ? l1_bits : 0));
+  else
+    {
+      DirEnt *e = *fill_e ? *fill_e : dir_get_k (ms, block, sh);
+      bit_set (dir_bits_of (ms, e), L->dom_base + inst);
+    }
+  insert_line_at (ms, l, inst, base, block, bits, cpu, sh);
+  *fill_e = NULL;   /* the eviction may have moved entries */
+}
+
+static ALWAYS_INLINE guint
 access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
-             SimAccKind kind, SimMemClass cls, int l1_way, gsize l1_base)
+             SimAccKind kind, SimMemClass cls, int l1_way, gsize l1_base, guint sh)
 {
   const SimMachine *m = ms->m;
   SimCpuMemStats *st = &ms->stats[cpu];
@@ -659,51 +1013,33 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       st->class_misses[cls][0]++;
       /* The outer tag sets are likely host-cache misses: start them all
        * now so that they overlap. */
-      for (guint l = 1; l < ms->n_levels; l++)
+      if (sh == SH_3L)
         {
-          const Level *L = &ms->lv[l];
-          bases[l] = core_set_base (ms, l, core, block);
-          __builtin_prefetch (L->tag + bases[l]);
+          bases[1] = core_set_base_k (ms, 1, core, block, sh_ways (sh, 1));
+          __builtin_prefetch (ms->lv[1].tag + bases[1]);
+          bases[2] = core_set_base_k (ms, 2, core, block, sh_ways (sh, 2));
+          __builtin_prefetch (ms->lv[2].tag + bases[2]);
+          if (!probe_level (ms, 1, core, block, kind, cls, st, bases, &hit, &hit_base,
+                            &hit_way, &hit_bits, sh))
+            probe_level (ms, 2, core, block, kind, cls, st, bases, &hit, &hit_base,
+                         &hit_way, &hit_bits, sh);
         }
-      for (guint l = 1; l < ms->n_levels; l++)
+      else
         {
-          Level *L = &ms->lv[l];
-          gsize base = bases[l];
-          /* Only a miss in every private level needs the directory (most
-           * private misses hit the next private level): fetch its slot
-           * when the first shared level is probed, overlapping the two. */
-          if (l == ms->n_private)
-            __builtin_prefetch (dir_at (ms, dir_hash (ms, block)));
-          st->level[l].accesses[kind]++;
-          int w = find_way (L, base, block);
-          if (w >= 0)
+          for (guint l = 1; l < ms->n_levels; l++)
             {
-              hit = (int) l;
-              hit_base = base;
-              hit_way = (guint) w;
-              hit_bits = ST (L, base)[w];
+              bases[l] = core_set_base (ms, l, core, block);
+              __builtin_prefetch (ms->lv[l].tag + bases[l]);
+            }
+          for (guint l = 1; l < ms->n_levels; l++)
+            if (probe_level (ms, l, core, block, kind, cls, st, bases, &hit, &hit_base,
+                             &hit_way, &hit_bits, sh))
               break;
-            }
-          st->level[l].misses[kind]++;
-          st->class_misses[cls][l]++;
-          /* The fill will evict this set's LRU line; its directory entry
-           * and next set are cold, so fetch them while we go on. */
-          guint64 v = L->repl == SIM_REPL_LRU ? L->tag[base + lru_victim (L, base)]
-                                              : NO_LINE;
-          if (v != NO_LINE && l + 1 >= ms->n_private)
-            {
-              __builtin_prefetch (dir_at (ms, dir_hash (ms, v)));
-              if (l + 1 < ms->n_levels)
-                {
-                  const Level *N = &ms->lv[l + 1];
-                  __builtin_prefetch (N->tag + core_set_base (ms, l + 1, core, v));
-                }
-            }
         }
     }
 
   guint lat;
-  gboolean private_hit = hit >= 0 && ms->lv[hit].private_;
+  gboolean private_hit = hit >= 0 && sh_is_private (ms, sh, (guint) hit);
   gboolean excl = FALSE;
   /* The directory entry of @block while it is known not to have moved
    * (nothing inserted or deleted since): the first shared fill uses it
@@ -719,43 +1055,43 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   else if (private_hit)
     {
       /* Upgrade from S/O/F: invalidations, no data. */
-      DirEnt *e = dir_get (ms, block);
-      gboolean remote = invalidate_others (ms, e, core, st);
+      DirEnt *e = dir_get_k (ms, block, sh);
+      gboolean remote = invalidate_others (ms, e, core, st, sh);
       bit_set (dir_bits_of (ms, e), core);
       e->owner = (gint32) core;
       if (remote)
         lat = m->lat_remote_clean;
-      else if (ms->n_private < ms->n_levels)
-        lat = ms->lv[ms->n_private].latency;
+      else if (sh_private (ms, sh) < sh_levels (ms, sh))
+        lat = ms->lv[sh_private (ms, sh)].latency;
       else
         lat = ms->lv[hit].latency;
-      core_update_bits (ms, core, block, 0, ST_EXCL);
+      core_update_bits (ms, core, block, 0, ST_EXCL, sh);
       excl = TRUE;
     }
   else
     {
       /* Not in our private caches: ask the directory who has it. */
-      DirEnt *e = dir_get (ms, block);
+      DirEnt *e = dir_get_k (ms, block, sh);
       guint64 *b = dir_bits_of (ms, e);
       guint my_socket = ms->dom_socket[core];
       gint32 owner = e->owner;
       gboolean owner_dirty = FALSE, owner_excl = FALSE, supplies = FALSE;
-      if (owner >= 0 && !on_path (ms, core, (guint) owner))
+      if (owner >= 0 && !on_path (ms, core, (guint) owner, sh))
         {
           guint od = (guint) owner;
           if (od < ms->n_cores)
             {
-              guint8 ob = core_bits (ms, od, block);
+              guint8 ob = core_bits (ms, od, block, sh);
               owner_dirty = (ob & ST_DIRTY) != 0;
               owner_excl = (ob & ST_EXCL) != 0;
             }
           else
             {
               guint inst;
-              guint ol = dom_level (ms, od, &inst);
+              guint ol = dom_level_k (ms, od, &inst, sh);
               const Level *O = &ms->lv[ol];
-              gsize base = set_base (O, inst, block);
-              int w = find_way (O, base, block);
+              gsize base = set_base_k (O, inst, block, sh_ways (sh, ol));
+              int w = find_way_k (O, base, block, sh_ways (sh, ol));
               owner_dirty = w >= 0 && (ST (O, base)[w] & ST_DIRTY);
             }
           /* A copy on our own path is current unless the owner may have
@@ -784,7 +1120,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
           /* Clean copies elsewhere: another cache of our socket supplies;
            * another socket supplies only through its MESIF forwarder. */
           gboolean local = FALSE;
-          for (guint wi = 0; wi < ms->mask_words && !local; wi++)
+          for (guint wi = 0; wi < sh_words (ms, sh) && !local; wi++)
             {
               guint64 word = b[wi];
               while (word)
@@ -811,7 +1147,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
 
       if (write)
         {
-          invalidate_others (ms, e, core, st);
+          invalidate_others (ms, e, core, st, sh);
           excl = TRUE;
         }
       else
@@ -824,21 +1160,22 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
               if (od < ms->n_cores)
                 {
                   core_update_bits (ms, od, block,
-                                    (guint8) (ST_EXCL | (keep ? 0 : ST_DIRTY)), 0);
+                                    (guint8) (ST_EXCL | (keep ? 0 : ST_DIRTY)), 0, sh);
                   if (owner_dirty && !keep)
                     {
                       /* Written back to the owner's shared level, which then
                        * holds the socket's dirty copy, or to DRAM. */
-                      ms->stats[ms->cpu_of_core[od]].level[ms->n_private - 1].writebacks++;
+                      ms->stats[ms->cpu_of_core[od]].level[sh_private (ms, sh) - 1].writebacks++;
                       e->owner = -1;
-                      for (guint l = ms->n_private; l < ms->n_levels; l++)
+#pragma GCC unroll 2
+                      for (guint l = sh_private (ms, sh); l < sh_levels (ms, sh); l++)
                         {
                           guint i = inst_of (ms, l, od);
                           if (bit_test (b, ms->lv[l].dom_base + i))
                             {
                               Level *S = &ms->lv[l];
-                              gsize base = set_base (S, i, block);
-                              int w = find_way (S, base, block);
+                              gsize base = set_base_k (S, i, block, sh_ways (sh, l));
+                              int w = find_way_k (S, base, block, sh_ways (sh, l));
                               if (w >= 0)
                                 ST (S, base)[w] |= ST_DIRTY;
                               e->owner = (gint32) (S->dom_base + i);
@@ -854,10 +1191,10 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
                   if (owner_dirty)
                     {
                       guint inst;
-                      guint ol = dom_level (ms, od, &inst);
+                      guint ol = dom_level_k (ms, od, &inst, sh);
                       Level *O = &ms->lv[ol];
-                      gsize base = set_base (O, inst, block);
-                      int w = find_way (O, base, block);
+                      gsize base = set_base_k (O, inst, block, sh_ways (sh, ol));
+                      int w = find_way_k (O, base, block, sh_ways (sh, ol));
                       if (w >= 0)
                         ST (O, base)[w] &= (guint8) ~ST_DIRTY;
                       ms->stats[cpu].level[ol].writebacks++;
@@ -867,14 +1204,14 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
             }
           /* Exclusive if nobody outside our own path holds it. */
           excl = TRUE;
-          for (guint wi = 0; wi < ms->mask_words && excl; wi++)
+          for (guint wi = 0; wi < sh_words (ms, sh) && excl; wi++)
             {
               guint64 word = b[wi];
               while (word)
                 {
                   guint d = wi * 64 + (guint) __builtin_ctzll (word);
                   word &= word - 1;
-                  if (d != core && !on_path (ms, core, d))
+                  if (d != core && !on_path (ms, core, d, sh))
                     {
                       excl = FALSE;
                       break;
@@ -894,12 +1231,12 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
     }
 
   /* Fill: the levels between the core and the one that served it. */
-  guint top = hit >= 0 ? (guint) hit : ms->n_levels;
+  guint top = hit >= 0 ? (guint) hit : sh_levels (ms, sh);
   guint8 dirty_from_hit = 0;
   /* An L1 fill follows an L2 hit or an L2 fill (inl2 rules out a victim L2),
    * and nothing in between takes the line out of L2. */
-  guint8 inl2 = ms->inl2 ? ST_INL2 : 0;
-  if (hit > 0 && ms->lv[hit].incl == SIM_INCL_EXCLUSIVE)
+  guint8 inl2 = sh_inl2 (ms, sh) ? ST_INL2 : 0;
+  if (hit > 0 && sh != SH_3L && ms->lv[hit].incl == SIM_INCL_EXCLUSIVE)
     {
       /* A victim level gives the line up to the level above. */
       Level *H = &ms->lv[hit];
@@ -922,26 +1259,26 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       Level *H = &ms->lv[hit];
       if (hit == 0 && write)
         ST (H, hit_base)[hit_way] |= ST_DIRTY | ST_EXCL;
-      touch (H, hit_base, hit_way);
-    }
-  for (guint l = top; l-- > 0;)
-    {
-      Level *L = &ms->lv[l];
-      if (l > 0 && L->incl == SIM_INCL_EXCLUSIVE)
-        continue;
-      guint inst = inst_of (ms, l, core);
-      guint8 bits = 0;
-      if (L->private_)
-        bits = (guint8) ((excl ? ST_EXCL : 0)
-                         | (l == 0 ? (write ? ST_DIRTY : 0) | dirty_from_hit | inl2 : 0));
+      if (sh == SH_3L && hit == 2)
+        touch_k (H, hit_base, hit_way, sh_ways (sh, 2));
+      else if (sh == SH_3L)
+        touch_k (H, hit_base, hit_way, sh_ways (sh, 0));   /* L1 and L2: 8 ways */
       else
-        {
-          DirEnt *e = fill_e ? fill_e : dir_get (ms, block);
-          bit_set (dir_bits_of (ms, e), L->dom_base + inst);
-        }
-      insert_line_at (ms, l, inst, bases[l], block, bits, cpu);
-      fill_e = NULL;   /* the eviction may have moved entries */
+        touch (H, hit_base, hit_way);
     }
+  guint8 l1_bits = (guint8) ((write ? ST_DIRTY : 0) | dirty_from_hit | inl2);
+  if (sh == SH_3L)
+    {
+      if (top > 2)
+        fill_level (ms, 2, core, cpu, block, bases[2], excl, l1_bits, &fill_e, sh);
+      if (top > 1)
+        fill_level (ms, 1, core, cpu, block, bases[1], excl, l1_bits, &fill_e, sh);
+      if (top > 0)
+        fill_level (ms, 0, core, cpu, block, bases[0], excl, l1_bits, &fill_e, sh);
+    }
+  else
+    for (guint l = top; l-- > 0;)
+      fill_level (ms, l, core, cpu, block, bases[l], excl, l1_bits, &fill_e, sh);
   return lat;
 }
 
@@ -962,8 +1299,16 @@ G_STATIC_ASSERT (SIM_ACC_N <= 4 && SIM_MEM_N_CLASSES <= 16 && SIM_MEMSYS_MAX_WAY
 static G_GNUC_NO_INLINE guint32
 access_miss (SimMemSys *ms, guint cpu, guint64 block, guint packed, gsize l1_base)
 {
-  guint32 lat = access_slow (ms, cpu, ms->core_of[cpu], block, MISS_KIND (packed),
-                             MISS_CLASS (packed), MISS_WAY (packed), l1_base);
+  guint core = ms->core_of[cpu];
+  guint32 lat;
+  /* Two instances of the miss path: the common shape's with its counts as
+   * constants, and any machine's. */
+  if (G_LIKELY (ms->shape_3l))
+    lat = access_slow (ms, cpu, core, block, MISS_KIND (packed), MISS_CLASS (packed),
+                       MISS_WAY (packed), l1_base, SH_3L);
+  else
+    lat = access_slow (ms, cpu, core, block, MISS_KIND (packed), MISS_CLASS (packed),
+                       MISS_WAY (packed), l1_base, SH_ANY);
   if (packed & MISS_COUNT)
     ms->stats[cpu].cycles += lat;
   return lat;
@@ -977,11 +1322,35 @@ l1_find (const Level *L, gsize base, guint64 block, guint n)
   return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
 }
 
+/* rank_touch_n for an 8-way L1 hit, the ranks written back as one 8-byte
+ * store (the hit way's 0 folded in) instead of a vector store and a byte
+ * store: the next probe of the set loads the eight ranks, and a load that
+ * spans two pending stores is not forwarded from the store buffer (it
+ * waits for both to retire), whereas one that matches a single store is. */
+static ALWAYS_INLINE void
+l1_rank_touch8 (guint8 *r, guint w)
+{
+  guint8 rw = r[w];
+  if (rw == 0)
+    return;
+#ifdef __SSE2__
+  __m128i v = _mm_loadl_epi64 ((const __m128i *) r);
+  __m128i b = _mm_set1_epi8 ((char) rw);
+  /* Ranks below rw age by one, rank rw (way w's) becomes 0. */
+  v = _mm_andnot_si128 (_mm_cmpeq_epi8 (v, b), _mm_sub_epi8 (v, _mm_cmplt_epi8 (v, b)));
+  _mm_storel_epi64 ((__m128i *) r, v);
+#else
+  rank_touch_n (r, w, 8);
+#endif
+}
+
 static ALWAYS_INLINE void
 l1_touch (Level *L, gsize base, guint way, guint n)
 {
   if (!n)
     touch (L, base, way);
+  else if (L->repl == SIM_REPL_LRU && n == 8)
+    l1_rank_touch8 (RANK (L, base), way);
   else if (L->repl == SIM_REPL_LRU)
     rank_touch_n (RANK (L, base), way, n);
   else if (L->repl == SIM_REPL_PLRU)
@@ -991,12 +1360,10 @@ l1_touch (Level *L, gsize base, guint way, guint n)
 /* One line; @count is MISS_COUNT to add the latency to the CPU's cycles,
  * @n the L1's ways as a constant (or 0). */
 static ALWAYS_INLINE guint32
-access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls,
-             guint count, guint n)
+access_line_at (SimMemSys *ms, guint cpu, guint64 block, gsize base, SimAccKind kind,
+                SimMemClass cls, guint count, guint n)
 {
-  guint core = ms->core_of[cpu];
   Level *L = &ms->lv[0];
-  gsize base = core_set_base (ms, 0, core, block);
   ms->stats[cpu].level[0].accesses[kind]++;
   int w = l1_find (L, base, block, n);
   if (G_LIKELY (w >= 0))
@@ -1017,6 +1384,15 @@ access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemCla
         }
     }
   return access_miss (ms, cpu, block, MISS_PACK (kind, cls, w, count), base);
+}
+
+/* access_line_at with the L1 set found from the CPU's core. */
+static ALWAYS_INLINE guint32
+access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls,
+             guint count, guint n)
+{
+  gsize base = core_set_base (ms, 0, ms->core_of[cpu], block);
+  return access_line_at (ms, cpu, block, base, kind, cls, count, n);
 }
 
 /* A one-line access through an L1 of other than 8 ways: out of line, so
@@ -1089,6 +1465,90 @@ sim_memsys_prefetch (const SimMemSys *ms, guint cpu, guint64 addr)
   __builtin_prefetch (ms->dir + dir_hash (ms, block) * ms->dir_stride);
 }
 
+/* The per-CPU rows of the batch hint (SimMemSys.hint_row). */
+static const HintRow *
+hint_rows (SimMemSys *ms)
+{
+  if (ms->hint_row == NULL)
+    {
+      ms->hint_row = g_new (HintRow, (gsize) ms->n_cpus * ms->n_levels);
+      for (guint c = 0; c < ms->n_cpus; c++)
+        for (guint l = 0; l < ms->n_levels; l++)
+          {
+            const Level *L = &ms->lv[l];
+            gsize row = ms->core_row[l][ms->core_of[c]];
+            ms->hint_row[c * ms->n_levels + l] = (HintRow) { L->tag + row, ST (L, row), row };
+          }
+    }
+  return ms->hint_row;
+}
+
+/* One level's host lines of the batch hint, with the level's ways @n as a
+ * constant (or 0 for L->ways). */
+static ALWAYS_INLINE void
+hint_level (const Level *L, const HintRow *row, guint64 block, guint n)
+{
+  guint ways = n ? n : L->ways;
+  gsize i = (gsize) (block & L->set_mask) * ways;
+  __builtin_prefetch (row->tag + i);
+  if (ways > 8)
+    __builtin_prefetch (row->tag + i + ways - 1);
+  __builtin_prefetch (row->st + 2 * i);
+}
+
+/* sim_memsys_prefetch's full-mode work for a batch, with the CPU's rows at
+ * hand (no core lookup, no instance row per level, no mode or CPU test),
+ * and without the L1: a core's L1 tags and states (5 KiB for 32 KiB 8-way)
+ * stay in the host's caches, and leaving them out measured faster
+ * (docs/perf/cghit-12.md).  @w2, @w3: the ways of a three-level machine's
+ * L2 and L3 as constants, or 0 for any machine (a loop over its levels). */
+static ALWAYS_INLINE void
+hint_batch (const SimMemSys *ms, const HintRow *row, guint64 block, guint w2, guint w3)
+{
+  if (w2)
+    {
+      hint_level (&ms->lv[1], &row[1], block, w2);
+      hint_level (&ms->lv[2], &row[2], block, w3);
+    }
+  else
+    for (guint l = 1; l < ms->n_levels; l++)
+      hint_level (&ms->lv[l], &row[l], block, 0);
+  __builtin_prefetch (ms->dir + dir_hash (ms, block) * ms->dir_stride);
+}
+
+/* A full-mode batch through an 8-way L1: the hint REFS_AHEAD references
+ * ahead and the access inlined (no call per reference unless it misses
+ * L1).  @w2, @w3: see hint_batch. */
+static ALWAYS_INLINE void
+refs_full (SimMemSys *ms, const SimMemRef *refs, gsize n, guint w2, guint w3)
+{
+  const HintRow *rows = hint_rows (ms);
+  guint nl = w2 ? 3 : ms->n_levels;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (i + REFS_AHEAD < n)
+        {
+          const SimMemRef *a = &refs[i + REFS_AHEAD];
+          /* A bad CPU is caught when its turn comes. */
+          if (G_LIKELY (a->cpu < ms->n_cpus))
+            hint_batch (ms, rows + (gsize) a->cpu * nl, a->addr >> ms->line_shift, w2, w3);
+        }
+      const SimMemRef *r = &refs[i];
+      g_return_if_fail (r->cpu < ms->n_cpus && r->kind < SIM_ACC_N);
+      guint64 b1 = r->addr >> ms->line_shift;
+      guint64 b2 = (r->addr + (r->size ? r->size - 1 : 0)) >> ms->line_shift;
+      if (G_UNLIKELY (b2 != b1))
+        access_straddle (ms, r->cpu, b1, b2, (SimAccKind) r->kind, SIM_MEM_OTHER);
+      else
+        {
+          /* The L1 set from the CPU's row: one load instead of three. */
+          gsize base = rows[(gsize) r->cpu * nl].row + (gsize) (b1 & ms->lv[0].set_mask) * 8;
+          access_line_at (ms, r->cpu, b1, base, (SimAccKind) r->kind, SIM_MEM_OTHER,
+                          MISS_COUNT, 8);
+        }
+    }
+}
+
 void
 sim_memsys_access_refs (SimMemSys *ms, const SimMemRef *refs, gsize n)
 {
@@ -1096,6 +1556,16 @@ sim_memsys_access_refs (SimMemSys *ms, const SimMemRef *refs, gsize n)
   if (ms->mode == SIM_MEMSYS_CACHEGRIND)
     {
       memsys_cg_access_refs (ms, refs, n);
+      return;
+    }
+  /* Every bundled machine's L1 has 8 ways; most have three levels of 8,
+   * 8 and 16 (Nehalem, Haswell, Zen 1). */
+  if (ms->lv[0].ways == 8)
+    {
+      if (ms->n_levels == 3 && ms->lv[1].ways == 8 && ms->lv[2].ways == 16)
+        refs_full (ms, refs, n, 8, 16);
+      else
+        refs_full (ms, refs, n, 0, 0);
       return;
     }
   for (gsize i = 0; i < n; i++)

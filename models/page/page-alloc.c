@@ -898,10 +898,18 @@ pa_drain_all (SimPageAlloc *pa, SimOp *op)
 
 /* ---- Public entry points. ---- */
 
+/* sim_page_node_of without the argument check, for the lookups every
+ * free and accounted allocation makes. */
+static inline guint
+pa_node_of (const SimPageAlloc *pa, SimAddr addr)
+{
+  return pa->m->numa ? (guint) ((addr / pa->m->node_bytes) % pa->n_nodes) : 0;
+}
+
 static PaZone *
 pa_zone_of (const SimPageAlloc *pa, SimAddr addr, guint32 *frame)
 {
-  guint node = sim_page_node_of (pa, addr);
+  guint node = pa_node_of (pa, addr);
   PaZone *z = &pa->zones[node];
   if (addr < z->managed_start)
     return NULL;
@@ -1040,16 +1048,14 @@ guint
 sim_page_node_of (const SimPageAlloc *pa, SimAddr addr)
 {
   g_return_val_if_fail (pa != NULL, 0);
-  if (!pa->m->numa)
-    return 0;
-  return (guint) ((addr / pa->m->node_bytes) % pa->n_nodes);
+  return pa_node_of (pa, addr);
 }
 
 SimAddr
 sim_page_struct (const SimPageAlloc *pa, SimAddr addr)
 {
   g_return_val_if_fail (pa != NULL, 0);
-  const PaZone *z = &pa->zones[sim_page_node_of (pa, addr)];
+  const PaZone *z = &pa->zones[pa_node_of (pa, addr)];
   g_return_val_if_fail (addr >= z->base, 0);
   guint64 pfn = (addr - z->base) >> SIM_PAGE_SHIFT;
   g_return_val_if_fail (pfn * SIM_STRUCT_PAGE_SIZE < z->static_start - z->base, 0);
@@ -1071,6 +1077,39 @@ sim_page_head (const SimPageAlloc *pa, SimAddr addr)
   /* Blocks are naturally aligned within the zone (the zone starts on a
    * 4 MiB boundary), so the head is the frame rounded down to the order. */
   return pa_frame_addr (z, f & ~((1u << ST_ORDER (st)) - 1));
+}
+
+SimAddr
+sim_page_head_structs (const SimPageAlloc *pa, SimAddr addr, SimAddr *page_struct,
+                       SimAddr *head_struct)
+{
+  /* sim_page_head and sim_page_struct in one: the zone found once (the
+   * head is in the zone of @addr).  Every free asks (virt_to_head_page). */
+  const PaZone *z = &pa->zones[pa_node_of (pa, addr)];
+  SimAddr page = addr & ~(SimAddr) (SIM_PAGE_SIZE - 1);
+  SimAddr head = page;
+  if (addr >= z->managed_start)
+    {
+      guint64 f = (addr - z->managed_start) >> SIM_PAGE_SHIFT;
+      if (f < z->n_frames)
+        {
+          guint8 st = z->state[f];
+          if (ST_KIND (st) == PA_ST_TAIL)
+            head = pa_frame_addr (z, (guint32) f & ~((1u << ST_ORDER (st)) - 1));
+        }
+    }
+  if (G_UNLIKELY (addr < z->base
+                  || ((addr - z->base) >> SIM_PAGE_SHIFT) * SIM_STRUCT_PAGE_SIZE
+                     >= z->static_start - z->base))
+    {
+      /* Not a page of the map: the same complaint as sim_page_struct's. */
+      *page_struct = sim_page_struct (pa, addr);
+      *head_struct = sim_page_struct (pa, head);
+      return head;
+    }
+  *page_struct = z->base + ((addr - z->base) >> SIM_PAGE_SHIFT) * SIM_STRUCT_PAGE_SIZE;
+  *head_struct = z->base + ((head - z->base) >> SIM_PAGE_SHIFT) * SIM_STRUCT_PAGE_SIZE;
+  return head;
 }
 
 SimAddr

@@ -112,6 +112,11 @@ SimAddr sim_page_struct  (const SimPageAlloc *pa, SimAddr addr);
  * otherwise. */
 SimAddr sim_page_head    (const SimPageAlloc *pa, SimAddr addr);
 guint   sim_page_node_of (const SimPageAlloc *pa, SimAddr addr);
+/* sim_page_head (@addr), with sim_page_struct (@addr) in *@page_struct and
+ * sim_page_struct of the head in *@head_struct: virt_to_head_page's
+ * lookups in one call. */
+SimAddr sim_page_head_structs (const SimPageAlloc *pa, SimAddr addr, SimAddr *page_struct,
+                               SimAddr *head_struct);
 
 /* Static kernel data on @node (numbers past the last node wrap: without
  * NUMA everything is on node 0), aligned to @align (a power of two).

@@ -6,6 +6,26 @@
 
 #define MIN_SLOTS 16
 
+/* Copy entry @src to @dst: the common sizes without a call to memcpy. */
+static inline void
+copy_entry (const SimIdMap *m, guint64 *dst, const guint64 *src)
+{
+  if (m->esize == 16)
+    {
+      dst[0] = src[0];
+      dst[1] = src[1];
+    }
+  else if (m->esize == 32)
+    {
+      dst[0] = src[0];
+      dst[1] = src[1];
+      dst[2] = src[2];
+      dst[3] = src[3];
+    }
+  else
+    memcpy (dst, src, m->esize);
+}
+
 static void
 alloc_slots (SimIdMap *m, guint64 n)
 {
@@ -57,16 +77,19 @@ resize (SimIdMap *m, guint64 n)
       guint64 j = sim_idmap_home_ (m, *e);
       while (*sim_idmap_slot_ (m, j) != 0)
         j = (j + 1) & m->mask;
-      memcpy (sim_idmap_slot_ (m, j), e, m->esize);
+      copy_entry (m, sim_idmap_slot_ (m, j), e);
     }
   m->count = count;
   g_free (old);
 }
 
+/* Key 0, or a new key when the array is full enough to grow: the inline
+ * sim_idmap_insert found no entry of @key (the probe is made again here,
+ * after the resize). */
 gpointer
-sim_idmap_insert (SimIdMap *m, guint64 key, gboolean *existed)
+sim_idmap_insert_slow_ (SimIdMap *m, guint64 key, gboolean *existed)
 {
-  if (G_UNLIKELY (key == 0))
+  if (key == 0)
     {
       if (existed)
         *existed = m->has_zero;
@@ -77,30 +100,15 @@ sim_idmap_insert (SimIdMap *m, guint64 key, gboolean *existed)
         }
       return m->zero;
     }
-  guint64 i = sim_idmap_home_ (m, key);
-  for (;; i = (i + 1) & m->mask)
-    {
-      guint64 *e = sim_idmap_slot_ (m, i);
-      if (*e == key)
-        {
-          if (existed)
-            *existed = TRUE;
-          return e;
-        }
-      if (*e == 0)
-        break;
-    }
   if (existed)
     *existed = FALSE;
   if ((m->count + 1) * 4 > (m->mask + 1) * 3)
-    {
-      resize (m, (m->mask + 1) * 2);
-      i = sim_idmap_home_ (m, key);
-      while (*sim_idmap_slot_ (m, i) != 0)
-        i = (i + 1) & m->mask;
-    }
+    resize (m, (m->mask + 1) * 2);
+  guint64 i = sim_idmap_home_ (m, key);
+  while (*sim_idmap_slot_ (m, i) != 0)
+    i = (i + 1) & m->mask;
   guint64 *e = sim_idmap_slot_ (m, i);
-  memset (e, 0, m->esize);
+  sim_idmap_clear_payload_ (m, e);
   *e = key;
   m->count++;
   return e;
@@ -127,7 +135,7 @@ sim_idmap_remove_entry (SimIdMap *m, gpointer entry)
       guint64 home = sim_idmap_home_ (m, *e);
       if (((j - home) & m->mask) >= ((j - i) & m->mask))
         {
-          memcpy (sim_idmap_slot_ (m, i), e, m->esize);
+          copy_entry (m, sim_idmap_slot_ (m, i), e);
           i = j;
         }
     }

@@ -96,9 +96,54 @@ sim_idmap_contains (const SimIdMap *m, guint64 key)
   return sim_idmap_lookup (m, key) != NULL;
 }
 
+/* Zero the payload of entry @e (the key is set by the caller): the common
+ * sizes without a call to memset. */
+static inline void
+sim_idmap_clear_payload_ (const SimIdMap *m, guint64 *e)
+{
+  if (m->esize == 16)
+    e[1] = 0;
+  else if (m->esize == 32)
+    e[1] = e[2] = e[3] = 0;
+  else
+    for (guint32 w = 1; w < m->esize / 8; w++)
+      e[w] = 0;
+}
+
+/* sim_idmap_insert when key 0 or the array must grow first. */
+gpointer sim_idmap_insert_slow_ (SimIdMap *m, guint64 key, gboolean *existed);
+
 /* The entry of @key, made (zero-filled after the key) if it was not there;
- * *@existed (may be NULL) says which. */
-gpointer sim_idmap_insert (SimIdMap *m, guint64 key, gboolean *existed);
+ * *@existed (may be NULL) says which.  In line: one probe finds the entry
+ * or the empty slot it goes to (the replay and the pre-pass insert on
+ * almost every event). */
+static inline gpointer
+sim_idmap_insert (SimIdMap *m, guint64 key, gboolean *existed)
+{
+  if (G_LIKELY (key != 0))
+    for (guint64 i = sim_idmap_home_ (m, key);; i = (i + 1) & m->mask)
+      {
+        guint64 *e = sim_idmap_slot_ (m, i);
+        if (*e == key)
+          {
+            if (existed)
+              *existed = TRUE;
+            return e;
+          }
+        if (*e == 0)
+          {
+            if (G_UNLIKELY ((m->count + 1) * 4 > (m->mask + 1) * 3))
+              break;
+            if (existed)
+              *existed = FALSE;
+            sim_idmap_clear_payload_ (m, e);
+            *e = key;
+            m->count++;
+            return e;
+          }
+      }
+  return sim_idmap_insert_slow_ (m, key, existed);
+}
 /* Remove @key's entry, copying it to @out (esize bytes, may be NULL) first;
  * FALSE if there was none. */
 gboolean sim_idmap_remove (SimIdMap *m, guint64 key, gpointer out);

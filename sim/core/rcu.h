@@ -44,6 +44,8 @@ void     sim_rcu_call     (SimRcu *rcu, guint cpu, SimRcuFn fn, gpointer data, g
 /* Run the callbacks whose grace period has ended; a callback may queue
  * more (they wait for their own grace period).  Returns how many ran. */
 guint64  sim_rcu_run      (SimRcu *rcu);
+/* sim_rcu_set_now (@now_ns) and sim_rcu_run in one call. */
+guint64  sim_rcu_advance  (SimRcu *rcu, guint64 now_ns);
 /* rcu_barrier(): run every pending callback now, whatever its time. */
 guint64  sim_rcu_barrier  (SimRcu *rcu);
 gsize    sim_rcu_pending  (const SimRcu *rcu);

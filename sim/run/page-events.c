@@ -22,6 +22,7 @@ sim_page_class_collector_new (SimPageClass *out)
    * when its cache's first object lands in it on the allocating CPU. */
   c->d = sim_decisions_new ();
   sim_decisions_track_slab_pages (c->d, out->slab_allocs);
+  sim_decisions_slab_pages_only (c->d);
   return c;
 }
 

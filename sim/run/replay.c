@@ -74,7 +74,7 @@ hist_init (SimCycleHist *h)
   h->buckets = g_new0 (guint64, HIST_N);
 }
 
-static guint
+static inline guint
 hist_index (guint64 v)
 {
   if (v < HIST_EXACT)
@@ -95,7 +95,7 @@ hist_value (guint idx)
   return ((guint64) 1 << lg) + ((guint64) sub << (lg - 6));
 }
 
-static void
+static inline void
 hist_add (SimCycleHist *h, guint64 v)
 {
   h->count++;
@@ -161,7 +161,7 @@ struct _SimReplay {
   GHashTable *cache_of;       /* cache name -> SimCacheId + 1 (creation) */
   GArray *cache_by_id;        /* string id of name= -> SimCacheId + 1 (0: not yet) */
   SimIdMap *cache_by_size;    /* bytes_req -> SimCacheId, events without name= */
-  GArray *site_kind;          /* call_site string id -> 0 unknown, 1 workload, 2 internal */
+  GArray *site_kind;          /* call_site string id -> SITE_* bits (0: not looked at yet) */
   SimAllocSpec *spec;
   gboolean failed;            /* fed an event that failed: fed no more */
   guint64 n_read;
@@ -309,7 +309,7 @@ op_sync_timed (Replay *rp, guint cpu, guint64 ts_ns)
 
 /* Start an operation on @cpu at its clock (replay_event has already
  * synced the clock to the event in timed mode). */
-static void
+static inline void
 op_start (Replay *rp, SimOp *op, guint cpu, guint64 ts_ns)
 {
   (void) ts_ns;
@@ -323,7 +323,7 @@ op_start (Replay *rp, SimOp *op, guint cpu, guint64 ts_ns)
   rp->last_start = op->t;
 }
 
-static void
+static inline void
 op_finish (Replay *rp, SimOp *op, SimCycleHist *hist)
 {
   guint64 c = sim_op_cycles (op);
@@ -459,6 +459,13 @@ static SimCacheId cache_create_for (Replay *rp, const char *name, const SimTrace
 static SimCacheId
 cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
+  /* A name= seen before (only named caches are in cache_by_id). */
+  if (G_LIKELY (ev->cache_id && ev->cache_id < rp->cache_by_id->len))
+    {
+      guint v = g_array_index (rp->cache_by_id, guint, ev->cache_id);
+      if (v)
+        return v - 1;
+    }
   gboolean named = ev->cache_id && *sim_trace_strings_get (rp->strs, ev->cache_id);
   guint v = 0;
   if (named && ev->cache_id < rp->cache_by_id->len)
@@ -485,17 +492,41 @@ cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
   return id;
 }
 
-/* Whether the call site of @id is one of the recording kernel's own
- * allocations (traces/internal.h), remembered per string id. */
-static gboolean
-internal_alloc_site (Replay *rp, guint32 id)
+/* What the replay needs to know of a call site, remembered per string id
+ * (every event asks; the string is looked at once). */
+#define SITE_KNOWN          0x1   /* the other bits are set */
+#define SITE_INTERNAL_ALLOC 0x2   /* traces/internal.h */
+#define SITE_INTERNAL_FREE  0x4
+#define SITE_KFREE_RCU      0x8   /* slabsim's own emitted kfree_rcu (emit.h) */
+
+static G_GNUC_NO_INLINE guint8
+site_look (Replay *rp, guint32 id)
 {
   if (id >= rp->site_kind->len)
     g_array_set_size (rp->site_kind, id + 1);
-  guint8 *k = &g_array_index (rp->site_kind, guint8, id);
-  if (*k == 0)
-    *k = sim_trace_internal_alloc_site (sim_trace_strings_get (rp->strs, id)) ? 2 : 1;
-  return *k == 2;
+  const char *site = sim_trace_strings_get (rp->strs, id);
+  guint8 k = SITE_KNOWN;
+  if (sim_trace_internal_alloc_site (site))
+    k |= SITE_INTERNAL_ALLOC;
+  if (sim_trace_internal_free_site (site))
+    k |= SITE_INTERNAL_FREE;
+  if (site && strcmp (site, SIM_EMIT_KFREE_RCU_SITE) == 0)
+    k |= SITE_KFREE_RCU;
+  g_array_index (rp->site_kind, guint8, id) = k;
+  return k;
+}
+
+/* The SITE_* bits of call site @id. */
+static inline guint8
+site_kind (Replay *rp, guint32 id)
+{
+  if (G_LIKELY (id < rp->site_kind->len))
+    {
+      guint8 k = g_array_index (rp->site_kind, guint8, id);
+      if (G_LIKELY (k != 0))
+        return k;
+    }
+  return site_look (rp, id);
 }
 
 /* Cache @name, created on first use from @ev's sizes (only bytes_req,
@@ -582,8 +613,7 @@ free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, const SimLiveObject *
 static void
 run_rcu (Replay *rp, guint64 ts_ns)
 {
-  sim_rcu_set_now (rp->rcu, ts_ns);
-  if (sim_rcu_run (rp->rcu))
+  if (sim_rcu_advance (rp->rcu, ts_ns))
     flush_page_lines (rp);
 }
 
@@ -637,32 +667,40 @@ apply_untraced (Replay *rp, const SimTraceEvent *ev, GError **error)
   return apply_untraced_due (rp, ev, error);
 }
 
+/* The error of an event whose CPU the map has no machine CPU for. */
+static G_GNUC_NO_INLINE gboolean
+event_cpu_unmapped (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  if (rp->map.compact)
+    g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
+                 "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but machine %s has %u CPUs "
+                 "(choose a machine with more CPUs)",
+                 rp->trace, ev->line, ev->cpu,
+                 rp->opt->machine->name, rp->opt->machine->n_cpus);
+  else
+    /* The list is too short for this trace: a usage error (exit 2). */
+    g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                 "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but --cpu-map gives a machine "
+                 "CPU for %u trace CPU%s only (list one for every CPU of the trace)",
+                 rp->trace, ev->line, ev->cpu, rp->map.given,
+                 rp->map.given == 1 ? "" : "s");
+  return FALSE;
+}
+
 /* The machine CPU of @ev (sim/run/cpu-map.h), with the model's periodic
  * work due on it run first.  FALSE with @error when the map has no CPU for
- * it. */
-static gboolean
+ * it.  In line: every event begins here. */
+static inline gboolean
 event_prologue (Replay *rp, const SimTraceEvent *ev, guint *cpu_out, GError **error)
 {
   /* No CPU printed (perf script of a per-task recording): the documented
    * rule (docs/traces.md) runs the event on CPU 0 and counts it. */
-  if (ev->cpu < 0)
+  if (G_UNLIKELY (ev->cpu < 0))
     rp->out->events_without_cpu++;
-  else if ((guint) ev->cpu >= rp->map.given)
+  else if (G_UNLIKELY ((guint) ev->cpu >= rp->map.given))
     {
-      if (rp->map.compact)
-        g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
-                     "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but machine %s has %u CPUs "
-                     "(choose a machine with more CPUs)",
-                     rp->trace, ev->line, ev->cpu,
-                     rp->opt->machine->name, rp->opt->machine->n_cpus);
-      else
-        /* The list is too short for this trace: a usage error (exit 2). */
-        g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                     "%s:%" G_GUINT64_FORMAT ": event on CPU %d, but --cpu-map gives a machine "
-                     "CPU for %u trace CPU%s only (list one for every CPU of the trace)",
-                     rp->trace, ev->line, ev->cpu, rp->map.given,
-                     rp->map.given == 1 ? "" : "s");
-      return FALSE;
+      *cpu_out = 0;
+      return event_cpu_unmapped (rp, ev, error);
     }
   guint tcpu = ev->cpu < 0 ? 0 : (guint) ev->cpu;
   rp->out->trace_cpu_used[tcpu] = 1;
@@ -829,7 +867,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
                 return replay_free (rp, ev, cpu, (SimAddr) a, 0, FREE_TRACED, error);
               }
           }
-          if (sim_trace_internal_free_site (sim_trace_strings_get (rp->strs, ev->call_site_id)))
+          if (site_kind (rp, ev->call_site_id) & SITE_INTERNAL_FREE)
             rp->out->skipped_internal_frees++;
           else
             rp->out->skipped_unknown_frees++;
@@ -837,9 +875,8 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
         default:
           {
             /* A kfree_rcu of slabsim's own emitted trace (emit.h). */
-            const char *site = sim_trace_strings_get (rp->strs, ev->call_site_id);
-            gboolean rcu = ev->kind == SIM_TRACE_KFREE && site
-                           && strcmp (site, SIM_EMIT_KFREE_RCU_SITE) == 0;
+            gboolean rcu = ev->kind == SIM_TRACE_KFREE
+                           && (site_kind (rp, ev->call_site_id) & SITE_KFREE_RCU);
             return free_live (rp, ev, cpu, &res.freed, rcu ? FREE_TRACED_RCU : FREE_TRACED,
                               error);
           }
@@ -855,7 +892,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
     }
   /* The entry the accounting just made for this object (res.live) keeps
    * what the replay did with it, so its free finds the model's address. */
-  if (internal_alloc_site (rp, ev->call_site_id))
+  if (site_kind (rp, ev->call_site_id) & SITE_INTERNAL_ALLOC)
     {
       res.live->user = LIVE_INTERNAL;
       rp->out->skipped_internal_allocs++;
@@ -1365,6 +1402,26 @@ lanes_drain (Feed *f)
     }
 }
 
+/* New work for the lanes (a chunk published, or finishing asked), lock
+ * held: queue the idle lanes that have some and release the lock; without
+ * a pool the lanes run here, after the release. */
+static void
+lanes_hand_out (Feed *f)
+{
+  lanes_wake (f, TRUE);
+  g_mutex_unlock (&f->lock);
+  lanes_wake (f, FALSE);
+}
+
+/* Wait, lock not held, until every lane is idle with nothing left. */
+static void
+lanes_wait_idle (Feed *f)
+{
+  g_mutex_lock (&f->lock);
+  lanes_drain (f);
+  g_mutex_unlock (&f->lock);
+}
+
 /* Hand @stream's chunks to the lanes, as they take them, to its end; with
  * @pp (the pipelined run) each with the pre-pass's answers for it, waited
  * for.  FALSE when @pp stopped handing out answers (or they do not fit the
@@ -1406,13 +1463,9 @@ lanes_feed (Feed *f, SimTraceStream *stream, SimPrepassPipe *pp, GError **stream
       f->ring[f->published % f->window].n = k;
       f->ring[f->published % f->window].chunk = c;
       f->published++;
-      lanes_wake (f, TRUE);
-      g_mutex_unlock (&f->lock);
-      lanes_wake (f, FALSE);
+      lanes_hand_out (f);
     }
-  g_mutex_lock (&f->lock);
-  lanes_drain (f);
-  g_mutex_unlock (&f->lock);
+  lanes_wait_idle (f);
   return complete;
 }
 
@@ -1423,12 +1476,8 @@ lanes_finish (Feed *f)
   g_mutex_lock (&f->lock);
   for (guint i = 0; i < f->n; i++)
     f->lanes[i].finishing = lane_active (&f->lanes[i]) && f->lanes[i].rp;
-  lanes_wake (f, TRUE);
-  g_mutex_unlock (&f->lock);
-  lanes_wake (f, FALSE);
-  g_mutex_lock (&f->lock);
-  lanes_drain (f);
-  g_mutex_unlock (&f->lock);
+  lanes_hand_out (f);
+  lanes_wait_idle (f);
 }
 
 /* Make the replays (again), as a serial run would start them: a replay

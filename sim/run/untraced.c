@@ -57,12 +57,15 @@ typedef struct {
 } Task;
 
 typedef struct {
-  GArray     *lives;         /* Life slots; never longer than the most ever live */
+  GArray     *lives;         /* Life slots, lives_made of them used: never more
+                              * than the most ever live */
+  guint32     lives_made;
   guint32     free_slot;     /* first free slot (NIL: none), linked by page_next */
   guint64     live_records;
   SimIdMap   *live_of;       /* ptr -> slot (SimIdPair) */
   SimIdMap   *by_page;       /* pfn -> head slot << 32 | tail slot, pages with a live lifetime */
-  GHashTable *rcu_cache;     /* interned cache id -> 1 (mm tree nodes) or 2 (not) */
+  const SimTraceStrings *memo_strs;  /* the strings memo's ids are of */
+  GArray     *memo;          /* guint16 STR_* flags by interned string id */
   GHashTable *tasks;         /* pid -> Task */
   SimIdMap   *ended;         /* ptrs whose lifetime a page free or tree end closed (a set) */
   GPtrArray  *mms;           /* Mm *, owned; live ones only */
@@ -100,19 +103,89 @@ life_at (Collect *c, guint32 slot)
   return &g_array_index (c->lives, Life, slot);
 }
 
+/* What the pass asks of an event's strings (its call site and its cache
+ * name), answered once per interned string: an interned string never
+ * changes, so the answers are those the string tests would give each
+ * time, without a strcmp or a table lookup an event. */
+enum {
+  STR_KNOWN        = 1 << 0,   /* the flags below are set */
+  STR_INTERNAL     = 1 << 1,   /* sim_trace_internal_alloc_site */
+  STR_MT_DESTROY   = 1 << 2,   /* site_is __mt_destroy */
+  STR_FORK         = 1 << 3,   /* site_is copy_process or dup_mm */
+  STR_MM_ALLOC     = 1 << 4,   /* site_is mm_alloc */
+  STR_MT_DUP       = 1 << 5,   /* site_is __mt_dup, mas_dup_alloc or mas_dup_build */
+  STR_MM_STRUCT    = 1 << 6,   /* the name "mm_struct" */
+  STR_MAPLE_TREE   = 1 << 7,   /* a cache whose untraced frees are a maple tree's */
+};
+
+static gboolean
+str_site_is (const char *site, const char *fn)
+{
+  gsize n = strlen (fn);
+  return strncmp (site, fn, n) == 0 && (site[n] == '+' || site[n] == '.' || site[n] == '\0');
+}
+
+static guint
+str_flags_of (const char *s)
+{
+  guint f = STR_KNOWN;
+  if (sim_trace_internal_alloc_site (s))
+    f |= STR_INTERNAL;
+  if (str_site_is (s, "__mt_destroy"))
+    f |= STR_MT_DESTROY;
+  if (str_site_is (s, "copy_process") || str_site_is (s, "dup_mm"))
+    f |= STR_FORK;
+  if (str_site_is (s, "mm_alloc"))
+    f |= STR_MM_ALLOC;
+  if (str_site_is (s, "__mt_dup") || str_site_is (s, "mas_dup_alloc")
+      || str_site_is (s, "mas_dup_build"))
+    f |= STR_MT_DUP;
+  if (strcmp (s, "mm_struct") == 0)
+    f |= STR_MM_STRUCT;
+  const SimKernelCache *kc = sim_kernel_cache_lookup (s);
+  if (kc && kc->untraced_free == SIM_KC_UNTRACED_MAPLE_TREE)
+    f |= STR_MAPLE_TREE;
+  return f;
+}
+
+/* str_flags' first look at a string: the tests, then the memo (not for
+ * an id not yet defined, which reads as "" for now). */
+static G_GNUC_NO_INLINE guint
+str_flags_slow (Collect *c, const SimTraceStrings *r, guint32 id)
+{
+  guint f = str_flags_of (sim_trace_strings_get (r, id));
+  if (id != 0 && id > sim_trace_strings_count (r))
+    return f;
+  if (r != c->memo_strs)
+    {
+      g_array_set_size (c->memo, 0);
+      c->memo_strs = r;
+    }
+  if (id >= c->memo->len)
+    g_array_set_size (c->memo, id + 1);
+  g_array_index (c->memo, guint16, id) = (guint16) f;
+  return f;
+}
+
+/* The STR_* flags of string @id of @r ("" for 0 or an id not defined). */
+static inline guint
+str_flags (Collect *c, const SimTraceStrings *r, guint32 id)
+{
+  if (G_LIKELY (r == c->memo_strs && id < c->memo->len))
+    {
+      guint f = g_array_index (c->memo, guint16, id);
+      if (G_LIKELY (f))
+        return f;
+    }
+  return str_flags_slow (c, r, id);
+}
+
 static gboolean
 cache_is_rcu (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
 {
   if (sim_trace_kind_is_kmalloc (ev->kind) || ev->cache_id == 0)
     return FALSE;
-  gpointer v = g_hash_table_lookup (c->rcu_cache, GUINT_TO_POINTER (ev->cache_id));
-  if (v == NULL)
-    {
-      const SimKernelCache *kc = sim_kernel_cache_lookup (sim_trace_strings_get (r, ev->cache_id));
-      v = GUINT_TO_POINTER (kc && kc->untraced_free == SIM_KC_UNTRACED_MAPLE_TREE ? 1 : 2);
-      g_hash_table_insert (c->rcu_cache, GUINT_TO_POINTER (ev->cache_id), v);
-    }
-  return GPOINTER_TO_UINT (v) == 1;
+  return (str_flags (c, r, ev->cache_id) & STR_MAPLE_TREE) != 0;
 }
 
 static void
@@ -221,9 +294,11 @@ life_new (Collect *c)
     c->free_slot = life_at (c, slot)->page_next;
   else
     {
-      g_assert (c->lives->len < NIL);
-      slot = c->lives->len;
-      g_array_set_size (c->lives, c->lives->len + 1);
+      g_assert (c->lives_made < NIL);
+      slot = c->lives_made++;
+      /* grown by doubling (as GArray's own storage is), not a call a slot */
+      if (slot >= c->lives->len)
+        g_array_set_size (c->lives, MAX (1024u, c->lives->len * 2));
     }
   c->live_records++;
   return slot;
@@ -334,12 +409,12 @@ place (Collect *c, guint64 alloc, guint64 x)
   return lo;
 }
 
-/* The lifetime in @slot ended with no free event; the evidence is @ev. */
+/* The lifetime in @slot ended with no free event; the evidence is @ev.
+ * Its ptr's entry in live_of is the caller's to remove (or to reuse). */
 static void
-reveal (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence why)
+reveal_ended (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence why)
 {
   Life *l = life_at (c, slot);
-  sim_idmap_remove (c->live_of, l->ptr, NULL);
   if (why == SIM_UNTRACED_BY_REUSE)
     c->out->by_reuse++;
   else if (why == SIM_UNTRACED_BY_PAGE_FREE)
@@ -378,6 +453,14 @@ reveal (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence w
       g_array_append_val (c->out->frees, f);
     }
   life_end (c, slot);
+}
+
+/* reveal_ended, its ptr out of live_of. */
+static void
+reveal (Collect *c, guint32 slot, const SimTraceEvent *ev, SimUntracedEvidence why)
+{
+  sim_idmap_remove (c->live_of, life_at (c, slot)->ptr, NULL);
+  reveal_ended (c, slot, ev, why);
 }
 
 static Mm *
@@ -429,13 +512,11 @@ mm_destroy (Collect *c, Mm *mm, const SimTraceEvent *ev)
   mm_unref (c, mm);
 }
 
+/* site_is (@ev's call site, one of the functions of @flag). */
 static gboolean
-site_is (const SimTraceStrings *r, const SimTraceEvent *ev, const char *fn)
+site_is (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev, guint flag)
 {
-  const char *site = sim_trace_strings_get (r, ev->call_site_id);
-  gsize n = strlen (fn);
-  return site && strncmp (site, fn, n) == 0 && (site[n] == '+' || site[n] == '.'
-                                                || site[n] == '\0');
+  return (str_flags (c, r, ev->call_site_id) & flag) != 0;
 }
 
 /* The address-space evidence (pids and call sites of 6.18):
@@ -458,18 +539,17 @@ mm_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
     return;
   if (ev->kind == SIM_TRACE_CACHE_ALLOC || ev->kind == SIM_TRACE_CACHE_ALLOC_NODE)
     {
-      const char *name = ev->cache_id ? sim_trace_strings_get (r, ev->cache_id) : NULL;
-      if (name == NULL || strcmp (name, "mm_struct") != 0)
+      if (ev->cache_id == 0 || !(str_flags (c, r, ev->cache_id) & STR_MM_STRUCT))
         return;
       Task *t = task_of (c, ev->pid);
-      if (site_is (r, ev, "copy_process") || site_is (r, ev, "dup_mm"))
+      if (site_is (c, r, ev, STR_FORK))
         mm_assign (c, &t->fork, mm_new (c, FALSE));
-      else if (site_is (r, ev, "mm_alloc"))
+      else if (site_is (c, r, ev, STR_MM_ALLOC))
         mm_assign (c, &t->next, mm_new (c, FALSE));
       task_done (c, ev->pid, t);
       return;
     }
-  if (ev->kind != SIM_TRACE_KFREE || !site_is (r, ev, "__mt_destroy"))
+  if (ev->kind != SIM_TRACE_KFREE || !site_is (c, r, ev, STR_MT_DESTROY))
     return;
   Task *t = task_of (c, ev->pid);
   const SimIdPair *v = sim_idmap_lookup (c->live_of, ev->ptr);
@@ -495,8 +575,7 @@ mm_for_node (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
   if (ev->pid < 0)
     return NULL;
   Task *t = task_of (c, ev->pid);
-  if ((site_is (r, ev, "__mt_dup") || site_is (r, ev, "mas_dup_alloc")
-       || site_is (r, ev, "mas_dup_build")) && t->fork)
+  if (site_is (c, r, ev, STR_MT_DUP) && t->fork)
     return t->fork;
   if (t->next)
     return t->next;
@@ -535,7 +614,7 @@ sim_untraced_collector_new (guint64 grace_period_ns)
     .free_slot = NIL,
     .live_of = sim_idmap_new (sizeof (SimIdPair), 0),
     .by_page = sim_idmap_new (sizeof (SimIdPair), 0),
-    .rcu_cache = g_hash_table_new (g_direct_hash, g_direct_equal),
+    .memo = g_array_new (FALSE, TRUE, sizeof (guint16)),
     .tasks = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free),
     .ended = sim_idmap_new (8, 0),
     .mms = g_ptr_array_new_with_free_func (g_free),
@@ -557,13 +636,28 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
     {
       if (ev->ptr == 0)
         return;
-      if (sim_idmap_remove (c->ended, ev->ptr, NULL))
-        c->out->reused_after++;
-      const SimIdPair *v = sim_idmap_lookup (c->live_of, ev->ptr);
-      if (v)
-        reveal (c, (guint32) v->value, ev, SIM_UNTRACED_BY_REUSE);
-      if (sim_trace_internal_alloc_site (sim_trace_strings_get (r, ev->call_site_id)))
-        return;
+      SimIdPair *e = sim_idmap_lookup (c->ended, ev->ptr);
+      if (e)
+        {
+          sim_idmap_remove_entry (c->ended, e);
+          c->out->reused_after++;
+        }
+      if (site_is (c, r, ev, STR_INTERNAL))
+        {
+          /* the recording kernel's own object: a live one before it is
+           * revealed, and it is not tracked */
+          SimIdPair *v = sim_idmap_lookup (c->live_of, ev->ptr);
+          if (v)
+            reveal (c, (guint32) v->value, ev, SIM_UNTRACED_BY_REUSE);
+          return;
+        }
+      /* One probe of live_of: a live lifetime of this ptr is revealed
+       * (reused), and the entry then names the new one.  Nothing until
+       * the entry is written touches live_of. */
+      gboolean existed;
+      SimIdPair *v = sim_idmap_insert (c->live_of, ev->ptr, &existed);
+      if (existed)
+        reveal_ended (c, (guint32) v->value, ev, SIM_UNTRACED_BY_REUSE);
       gboolean rcu = cache_is_rcu (c, r, ev);
       Mm *mm = rcu ? mm_for_node (c, r, ev) : NULL;
       guint32 slot = life_new (c);
@@ -582,7 +676,7 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
           mm->tail = slot;
           l->in_mm = TRUE;
         }
-      sim_idmap_set (c->live_of, ev->ptr, slot);
+      v->value = slot;
       if (in_direct_map (ev->ptr))
         page_link (c, slot);
     }
@@ -590,8 +684,12 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
     {
       /* A free of what the evidence said was gone: the inference was
        * wrong about it (a tree's node that outlived the tree, say). */
-      if (ev->ptr && sim_idmap_remove (c->ended, ev->ptr, NULL))
-        c->out->contradicted++;
+      SimIdPair *e = ev->ptr ? sim_idmap_lookup (c->ended, ev->ptr) : NULL;
+      if (e)
+        {
+          sim_idmap_remove_entry (c->ended, e);
+          c->out->contradicted++;
+        }
       guint64 v;
       if (ev->ptr && sim_idmap_take (c->live_of, ev->ptr, &v))
         life_end (c, (guint32) v);
@@ -652,7 +750,7 @@ sim_untraced_collector_stats (const SimUntracedCollector *u, SimUntracedStats *o
   const Collect *c = &u->c;
   *out = (SimUntracedStats) {
     .records = c->live_records,
-    .records_peak = c->lives->len,
+    .records_peak = c->lives_made,
     .pages = sim_idmap_size (c->by_page),
     .tasks = g_hash_table_size (c->tasks),
     .mms = c->mms->len,
@@ -673,7 +771,7 @@ sim_untraced_collector_free (SimUntracedCollector *u)
   g_array_unref (c->lives);
   sim_idmap_free (c->live_of);
   sim_idmap_free (c->by_page);
-  g_hash_table_destroy (c->rcu_cache);
+  g_array_unref (c->memo);
   g_hash_table_destroy (c->tasks);
   sim_idmap_free (c->ended);
   g_free (c->win);

@@ -16,6 +16,7 @@
  */
 #include "sim/sweep/sweep.h"
 #include "sim/core/output.h"
+#include "sim/core/digest.h"
 #include "sim/report/json-parse.h"
 #include "sim/core/json.h"
 
@@ -49,18 +50,21 @@ hash_file (const char *path, GError **error)
   g_autoptr (GFileInputStream) in = g_file_read (f, NULL, error);
   if (in == NULL)
     return NULL;
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  SimSha256 *sum = sim_sha256_new ();
   g_autofree guchar *buf = g_malloc (1 << 20);
   for (;;)
     {
       gssize n = g_input_stream_read (G_INPUT_STREAM (in), buf, 1 << 20, NULL, error);
       if (n < 0)
-        return NULL;
+        {
+          g_free (sim_sha256_finish (sum));
+          return NULL;
+        }
       if (n == 0)
         break;
-      g_checksum_update (sum, buf, n);
+      sim_sha256_update (sum, buf, (gsize) n);
     }
-  return g_strdup (g_checksum_get_string (sum));
+  return sim_sha256_finish (sum);
 }
 
 static GHashTable *

@@ -1,7 +1,7 @@
 /* test-slab-rules.c - directed tests, one per SLAB rule, driving the model
  * call by call and checking its arrays, lists and STATS counters against
  * what mm/slab.c of 2.6.34 (and 2.6.23 where it differs) does
- * (models/alloc/slab.c, docs/models/slab.md).
+ * (models/alloc/slab*.c, docs/models/slab.md).
  *
  * The machine is nehalem-ep-2s: 16 CPUs, two NUMA nodes (socket-interleaved
  * numbering: even CPUs on node 0, odd CPUs on node 1, 8 per node), 64-byte

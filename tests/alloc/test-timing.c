@@ -276,6 +276,59 @@ test_store_forwarding (void **state)
   box_free (&b);
 }
 
+/* Forwarding finds the youngest overlapping store whatever else is in
+ * the buffer: a store to a line that shares its index bucket with the
+ * load's (SIM_CORE_SB_LINES lines apart), stores and loads across a line
+ * boundary; and nothing once the buffer has drained or the CPU's pipeline
+ * starts again on another timeline. */
+static void
+test_forwarding_index (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE_OOO);
+  SimOp op;
+  const SimAddr far = 64 * (SimAddr) SIM_CORE_SB_LINES;
+  sim_op_begin (&op, b.mem, 0, 1000);
+  sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW);     /* lines cached */
+  sim_op_load (&op, LINE (5) + far, 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_load (&op, LINE (7), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_load (&op, LINE (8), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_retire (&op);
+  SimTime t0 = op.t;
+  /* The store to LINE (5), then one to the line of the same bucket: the
+   * load of LINE (5) still gets the first one's data. */
+  sim_op_store (&op, LINE (5), 8, SIM_MEM_OTHER, t0 + 50);
+  sim_op_store (&op, LINE (5) + far, 8, SIM_MEM_OTHER, t0 + 70);
+  SimTok r = sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (r, t0 + 50 + 4);
+  SimTok q = sim_op_load (&op, LINE (5) + far, 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (q, t0 + 70 + 4);
+  /* A store across the boundary of LINE (7) and LINE (8) forwards to a
+   * load of either line; a load across it finds a store in its second
+   * line. */
+  sim_op_store (&op, LINE (8) - 4, 8, SIM_MEM_OTHER, t0 + 80);
+  assert_int_equal (sim_op_load (&op, LINE (8), 4, SIM_MEM_OTHER, SIM_TOK_NOW), t0 + 80 + 4);
+  assert_int_equal (sim_op_load (&op, LINE (8) - 8, 4, SIM_MEM_OTHER, SIM_TOK_NOW),
+                    op.t + 4);                    /* the bytes before it: a hit */
+  sim_op_store (&op, LINE (8) + 16, 8, SIM_MEM_OTHER, t0 + 90);
+  assert_int_equal (sim_op_load (&op, LINE (8) + 12, 8, SIM_MEM_OTHER, SIM_TOK_NOW),
+                    t0 + 90 + 4);
+  /* A locked instruction drains the buffer: the loads read the cache. */
+  sim_op_atomic (&op, LINE (9), 8, SIM_MEM_LOCK, SIM_X_LOCK_CMPXCHG);
+  SimTime t1 = op.t;
+  assert_int_equal (sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW), t1 + 4);
+  assert_int_equal (sim_op_load (&op, LINE (8) + 16, 8, SIM_MEM_OTHER, SIM_TOK_NOW), t1 + 4);
+  /* and the stores after it forward again. */
+  sim_op_store (&op, LINE (5) + 8, 8, SIM_MEM_OTHER, t1 + 60);
+  assert_int_equal (sim_op_load (&op, LINE (5) + 8, 8, SIM_MEM_OTHER, SIM_TOK_NOW), t1 + 60 + 4);
+  /* Stores still buffered when an op starts on an earlier timeline are
+   * gone: the pipeline starts empty. */
+  sim_op_store (&op, LINE (5), 8, SIM_MEM_OTHER, op.t + 500);
+  sim_op_begin (&op, b.mem, 0, 0);
+  assert_int_equal (sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW), 4);
+  box_free (&b);
+}
+
 /* The core: section's checks name file, line and column. */
 static void
 test_core_errors (void **state)
@@ -352,6 +405,7 @@ main (void)
     cmocka_unit_test (test_window),
     cmocka_unit_test (test_across_calls),
     cmocka_unit_test (test_store_forwarding),
+    cmocka_unit_test (test_forwarding_index),
     cmocka_unit_test (test_core_errors),
     cmocka_unit_test (test_bundled_have_core),
   };

@@ -7,6 +7,7 @@
 #include "tests/testutil.h"
 #include "tests/cache/machines.h"
 #include "models/cache/memsys.h"
+#include "models/cache/memsys-internal.h"   /* memsys_shape_3l */
 
 #define A 0x1000u      /* home node 0 */
 
@@ -414,6 +415,64 @@ test_prefetch_changes_nothing (void **state)
   same_with_prefetch (ca, cb, 1);
 }
 
+/* sim_memsys_access_refs in full mode (its loops: an 8-way L1 with an 8-
+ * and a 16-way level after it, with the ways as constants; any other
+ * 8-way L1; other L1s) against one sim_memsys_access per reference: the
+ * same counters after every batch (batches of 1 to 300 references, some
+ * straddling two lines, on every CPU), and a consistent state at the end. */
+static void
+same_in_batches (SimMachine *m)
+{
+  GError *error = NULL;
+  g_autoptr (SimMemSys) a = new_ms (m);
+  g_autoptr (SimMemSys) b = new_ms (m);
+  guint64 x = 4242;
+  SimMemRef refs[300];
+  for (guint round = 0; round < 300; round++)
+    {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      guint n = round % 9 == 0 ? 1 : 1 + (guint) ((x >> 33) % 300);
+      for (guint i = 0; i < n; i++)
+        {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          guint cpu = (guint) ((x >> 58) % m->n_cpus);
+          guint64 addr = ((x >> 20) % 3000) * 64 + ((x >> 40) % 8 ? 8 : 60);   /* 60: straddles */
+          SimAccKind k = (SimAccKind) ((x >> 33) % 3);
+          refs[i] = (SimMemRef) { addr, 8, (guint16) cpu, (guint8) k, 0 };
+          sim_memsys_access (a, cpu, addr, 8, k);
+        }
+      sim_memsys_access_refs (b, refs, n);
+      for (guint c = 0; c < m->n_cpus; c++)
+        if (memcmp (sim_memsys_cpu_stats (a, c), sim_memsys_cpu_stats (b, c),
+                    sizeof (SimCpuMemStats)) != 0)
+          {
+            print_error ("machine %s: CPU %u differs after batch %u\n", m->name, c, round);
+            fail ();
+          }
+    }
+  assert_true (sim_memsys_check (b, &error));
+}
+
+static void
+test_batches_match_single_accesses (void **state)
+{
+  (void) state;
+  /* 8 / 8 / 16 ways: the loop with constant ways. */
+  g_autoptr (SimMachine) m1 = tm_new (2, 2, 2, SIM_COH_MESIF);
+  tm_level (m1, "L1d", 2048, 8, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
+  tm_level (m1, "L2", 8192, 8, SIM_REPL_LRU, SIM_INCL_NINE, 1, 10);
+  tm_level (m1, "L3", 65536, 16, SIM_REPL_LRU, SIM_INCL_INCLUSIVE, 0, 40);
+  same_in_batches (m1);
+  /* An 8-way L1, other outer levels: the loop over the levels. */
+  g_autoptr (SimMachine) m2 = tm_new (1, 4, 1, SIM_COH_MESI);
+  tm_level (m2, "L1d", 2048, 8, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 3);
+  tm_level (m2, "L2", 16384, 4, SIM_REPL_LRU, SIM_INCL_NINE, 2, 14);
+  same_in_batches (m2);
+  /* A 2-way L1: one call per reference. */
+  g_autoptr (SimMachine) m3 = tm_2x2 (SIM_COH_MOESI);
+  same_in_batches (m3);
+}
+
 static void
 test_stress_inclusive_mesif (void **state)
 {
@@ -455,6 +514,39 @@ test_stress_core2_smt (void **state)
   stress (m);
 }
 
+/* The common shape, whose miss path is the constant-count instance
+ * (memsys.c, SH_3L): private 8-way L1 and L2, an inclusive 16-way L3 per
+ * socket, SMT; small sets so that every level evicts.  Under MESIF with a
+ * PLRU L1 (Nehalem's), MOESI with LRU everywhere and MESI with random L2
+ * and L3 replacement. */
+static SimMachine *
+tm_common_shape (SimCoherence coh, SimReplPolicy r1, SimReplPolicy r23)
+{
+  SimMachine *m = tm_new (2, 2, 2, coh);
+  tm_level (m, "L1d", 1024, 8, r1, SIM_INCL_NINE, 1, 4);
+  tm_level (m, "L2", 4096, 8, r23, SIM_INCL_NINE, 1, 10);
+  tm_level (m, "L3", 16384, 16, r23, SIM_INCL_INCLUSIVE, 0, 40);
+  return m;
+}
+
+static void
+test_stress_common_shape (void **state)
+{
+  (void) state;
+  struct { SimCoherence coh; SimReplPolicy r1, r23; } v[] = {
+    { SIM_COH_MESIF, SIM_REPL_PLRU, SIM_REPL_LRU },
+    { SIM_COH_MOESI, SIM_REPL_LRU, SIM_REPL_LRU },
+    { SIM_COH_MESI, SIM_REPL_LRU, SIM_REPL_RANDOM },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+    {
+      g_autoptr (SimMachine) m = tm_common_shape (v[i].coh, v[i].r1, v[i].r23);
+      g_autoptr (SimMemSys) ms = new_ms (m);
+      assert_true (memsys_shape_3l (ms));
+      stress (m);
+    }
+}
+
 int
 main (void)
 {
@@ -476,7 +568,9 @@ main (void)
     cmocka_unit_test (test_stress_exclusive_moesi),
     cmocka_unit_test (test_stress_nine_mesi_plru),
     cmocka_unit_test (test_stress_core2_smt),
+    cmocka_unit_test (test_stress_common_shape),
     cmocka_unit_test (test_prefetch_changes_nothing),
+    cmocka_unit_test (test_batches_match_single_accesses),
   };
   return cmocka_run_group_tests_name ("cache-coherence", tests, NULL, NULL);
 }

@@ -196,6 +196,18 @@ run_compound (SimPageEra era, guint extra_alloc, guint extra_free)
     {
       assert_int_equal (sim_page_head (e2->pa, a2 + i * PG + 100), a2);
       assert_int_equal (sim_page_head (e1->pa, a1 + i * PG + 100), a1 + i * PG);
+      /* The lookups in one call (slab_of_addr) give the same three
+       * addresses, for head and tail pages and for an ordinary page. */
+      for (guint k = 0; k < 2; k++)
+        {
+          PtEnv *e = k ? e2 : e1;
+          SimAddr a = (k ? a2 : a1) + i * PG + 100, pg = 0, hpg = 0;
+          SimAddr h = sim_page_head_structs (e->pa, a, &pg, &hpg);
+          assert_int_equal (h, sim_page_head (e->pa, a));
+          assert_int_equal (pg, sim_page_struct (e->pa, a));
+          assert_int_equal (hpg, sim_page_struct (e->pa, h));
+          assert_true (k == 0 || i == 0 || hpg != pg);
+        }
     }
   pt_assert_check (e2);
   pt_free_op (e1, &fp, 0, a1, order);

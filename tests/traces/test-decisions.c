@@ -102,6 +102,63 @@ test_lifo (void **state)
   assert_int_equal (sim_decisions_totals (d)->pcp_drain_pages, 9);
 }
 
+/* sim_decisions_slab_pages_only keeps what decides the slab pages: on the
+ * sample traces (every stream's events through sim_decisions_event, the
+ * memo of cache names included) it finds the same page allocations
+ * becoming slabs as the full reading, and the same page counts. */
+static void
+test_slab_pages_only (void **state)
+{
+  (void) state;
+  const char *traces[] = { "traces/samples/hackbench-T-g2-l50.trace.gz",
+                           "traces/samples/udp-4k.trace.gz",
+                           "traces/samples/vma-churn-8x2000.trace.gz" };
+  for (guint t = 0; t < G_N_ELEMENTS (traces); t++)
+    {
+      g_autofree char *path = tu_source_path (traces[t]);
+      SimTraceStreamOptions so = { 0 };
+      g_autoptr (SimTraceStream) st = sim_trace_stream_open (path, &so, NULL);
+      assert_non_null (st);
+      g_autoptr (GHashTable) full_set = g_hash_table_new (g_direct_hash, g_direct_equal);
+      g_autoptr (GHashTable) lean_set = g_hash_table_new (g_direct_hash, g_direct_equal);
+      g_autoptr (SimDecisions) full = sim_decisions_new ();
+      g_autoptr (SimDecisions) lean = sim_decisions_new ();
+      sim_decisions_track_slab_pages (full, full_set);
+      sim_decisions_track_slab_pages (lean, lean_set);
+      sim_decisions_slab_pages_only (lean);
+      const SimTraceEvent *ev;
+      guint n;
+      while (sim_trace_stream_next (st, &ev, &n, NULL))
+        for (guint i = 0; i < n; i++)
+          {
+            sim_decisions_event (full, sim_trace_stream_strings (st), &ev[i]);
+            sim_decisions_event (lean, sim_trace_stream_strings (st), &ev[i]);
+          }
+      assert_true (g_hash_table_size (full_set) > 0);
+      assert_int_equal (g_hash_table_size (lean_set), g_hash_table_size (full_set));
+      GHashTableIter it;
+      gpointer k;
+      g_hash_table_iter_init (&it, full_set);
+      while (g_hash_table_iter_next (&it, &k, NULL))
+        assert_true (g_hash_table_contains (lean_set, k));
+      assert_int_equal (sim_decisions_totals (lean)->page_allocs,
+                        sim_decisions_totals (full)->page_allocs);
+      assert_int_equal (sim_decisions_totals (lean)->page_frees,
+                        sim_decisions_totals (full)->page_frees);
+      /* the caches' orders, which guess an old slab's extent */
+      guint nf, nl;
+      const SimDecisionCache *cf = sim_decisions_caches (full, &nf);
+      const SimDecisionCache *cl = sim_decisions_caches (lean, &nl);
+      assert_int_equal (nl, nf);
+      for (guint i = 0; i < nf; i++)
+        {
+          assert_string_equal (cl[i].name, cf[i].name);
+          assert_int_equal (cl[i].order, cf[i].order);
+          assert_int_equal (cl[i].new_slabs, cf[i].new_slabs);
+        }
+    }
+}
+
 static void
 test_internal_sites (void **state)
 {
@@ -128,6 +185,7 @@ main (void)
     cmocka_unit_test (test_new_and_freed_slab_by_order),
     cmocka_unit_test (test_claim_rules),
     cmocka_unit_test (test_lifo),
+    cmocka_unit_test (test_slab_pages_only),
     cmocka_unit_test (test_internal_sites),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

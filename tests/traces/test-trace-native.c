@@ -225,6 +225,150 @@ test_bad_cpu_record (void **state)
   g_clear_error (&error);
 }
 
+/* Events with every varint length (1 to 10 bytes) in every field, over
+ * several blocks, read back alike one at a time and in batches of any size
+ * (sim_trace_reader_next_n); a block that claims one record more than it
+ * holds fails at the same record, with the same message, either way. */
+static GBytes *
+extremes_file (SimTraceEvent *evs, guint n, gboolean one_more)
+{
+  const char *text =
+    "  bash-1  [000] .....   1.000001: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000000 "
+    "bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n";
+  g_autoptr (GInputStream) in = g_memory_input_stream_new_from_data (text, -1, NULL);
+  GError *error = NULL;
+  g_autoptr (SimTraceReader) r = sim_trace_reader_new (in, "t", SIM_TRACE_FORMAT_AUTO, &error);
+  assert_non_null (r);
+  SimTraceEvent ev;
+  assert_true (sim_trace_reader_next (r, &ev, &error));
+  guint32 nstr = sim_trace_reader_n_strings (r);
+  g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (SimNativeWriter) w = sim_native_writer_new (mem, r, NULL);
+  guint64 x = 0x9e3779b97f4a7c15u;
+  for (guint i = 0; i < n; i++)
+    {
+      /* values of 7i bits for field lengths that differ from field to field */
+#define V(k) ((x = x * 6364136223846793005u + 1442695040888963407u) >> (63 - ((i + (k)) % 64)))
+      SimTraceEvent e = { 0 };
+      e.kind = (SimTraceKind) ((i + V (0)) % SIM_TRACE_N_KINDS);
+      e.cpu = i % 5 == 0 ? -1 : (gint32) (V (1) & G_MAXINT32);
+      e.ts_ns = V (2);
+      e.line = V (3);
+      e.ptr = V (4);
+      e.call_site_id = (guint32) (V (5) % (nstr + 1));
+      e.call_site = V (6);
+      e.bytes_req = V (7);
+      e.bytes_alloc = V (8);
+      e.gfp = (guint32) V (9);
+      e.gfp_id = (guint32) (V (10) % (nstr + 1));
+      e.cache_id = (guint32) (V (11) % (nstr + 1));
+      e.comm_id = (guint32) (V (12) % (nstr + 1));
+      e.pid = (gint32) V (13);
+      e.node = (gint32) V (14);
+      e.order = (gint32) V (15);
+      e.migratetype = (gint32) V (16);
+      e.accounted = (gint32) V (17);
+      e.pfn = V (18);
+#undef V
+      evs[i] = e;
+      assert_true (sim_native_writer_add (w, &e, NULL));
+    }
+  assert_true (sim_native_writer_finish (w, NULL));
+  GBytes *b = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (mem));
+  if (!one_more)
+    return b;
+  /* the first event block (after the header and the S block) claims one
+   * record more, its checksum still right */
+  gsize len;
+  guint8 *d = g_bytes_unref_to_data (b, &len);
+  guint8 *h = d + SIM_NATIVE_HEADER_SIZE;
+  while (h[0] != SIM_NATIVE_BLOCK_EVENTS_TYPE)
+    h += SIM_NATIVE_BLOCK_HEADER_SIZE + (h[4] | h[5] << 8 | h[6] << 16 | (guint32) h[7] << 24);
+  h[8]++;
+  return g_bytes_new_take (d, len);
+}
+
+static SimTraceReader *
+open_bytes (GBytes *b)
+{
+  g_autoptr (GInputStream) in = g_memory_input_stream_new_from_bytes (b);
+  GError *error = NULL;
+  SimTraceReader *r = sim_trace_reader_new (in, "x.slabsim", SIM_TRACE_FORMAT_AUTO, &error);
+  assert_non_null (r);
+  return r;
+}
+
+static void
+test_batch_extremes (void **state)
+{
+  (void) state;
+  const guint n = 3 * SIM_NATIVE_BLOCK_EVENTS + 123;
+  g_autofree SimTraceEvent *want = g_new (SimTraceEvent, n);
+  g_autofree SimTraceEvent *got = g_new (SimTraceEvent, n + 1);
+  g_autoptr (GBytes) good = extremes_file (want, n, FALSE);
+  static const guint batches[] = { 0, 1, 3, 4095, 4096, 5000, 20000 };
+  for (guint b = 0; b < G_N_ELEMENTS (batches); b++)
+    {
+      g_autoptr (SimTraceReader) r = open_bytes (good);
+      GError *error = NULL;
+      guint k = 0;
+      if (batches[b] == 0)        /* one at a time */
+        while (k <= n && sim_trace_reader_next (r, &got[k], &error))
+          k++;
+      else
+        for (guint m; (m = sim_trace_reader_next_n (r, got + k, MIN (batches[b], n + 1 - k),
+                                                   &error)) > 0; k += m)
+          ;
+      assert_null (error);
+      assert_int_equal (k, n);
+      for (guint i = 0; i < n; i++)
+        {
+          want[i].line = got[i].line;   /* the record number, not what was written */
+          if (memcmp (&want[i], &got[i], sizeof got[i]) != 0)
+            {
+              print_error ("batch %u: event %u differs\n", batches[b], i);
+              fail ();
+            }
+        }
+      assert_int_equal (sim_trace_reader_stats (r)->events, n);
+      assert_int_equal (sim_trace_reader_next_n (r, got, 10, &error), 0);
+      assert_null (error);
+    }
+
+  g_autoptr (GBytes) bad = extremes_file (want, n, TRUE);
+  g_autofree char *msg = NULL;
+  for (guint b = 0; b < G_N_ELEMENTS (batches); b++)
+    {
+      g_autoptr (SimTraceReader) r = open_bytes (bad);
+      GError *error = NULL;
+      guint k = 0;
+      if (batches[b] == 0)
+        while (sim_trace_reader_next (r, &got[k], &error))
+          k++;
+      else
+        while (error == NULL)
+          {
+            guint m = sim_trace_reader_next_n (r, got + k, MIN (batches[b], n + 1 - k), &error);
+            if (m == 0)
+              break;
+            k += m;
+          }
+      assert_non_null (error);
+      /* the block's records all read, then the one it does not hold */
+      assert_int_equal (k, SIM_NATIVE_BLOCK_EVENTS);
+      if (msg == NULL)
+        msg = g_strdup (error->message);
+      assert_string_equal (error->message, msg);
+      g_clear_error (&error);
+      /* the error stays */
+      assert_int_equal (sim_trace_reader_next_n (r, got, 10, &error), 0);
+      assert_non_null (error);
+      g_clear_error (&error);
+    }
+  tu_assert_contains (msg, "x.slabsim: block 2 at byte ");
+  tu_assert_contains (msg, "record 4096 ");
+}
+
 static void
 test_crc32 (void **state)
 {
@@ -296,6 +440,7 @@ main (void)
     cmocka_unit_test (test_rt_stats),
     cmocka_unit_test (test_corruption),
     cmocka_unit_test (test_bad_cpu_record),
+    cmocka_unit_test (test_batch_extremes),
     cmocka_unit_test (test_crc32),
     cmocka_unit_test (test_convert_bad_line),
   };
