@@ -194,19 +194,15 @@ sim_decisions_alloc (SimDecisions *d, guint cpu, const char *cache, guint64 ptr)
   alloc_in (d, cpu, cache_index (d, cache), ptr);
 }
 
-/* alloc_in for sim_decisions_slab_pages_only: what decides which blocks
- * are slabs, the same steps as below without the metrics (no live map,
- * per-CPU state or distinct set: none of them feeds back into it). */
-static void
-slab_pages_alloc (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
+/* An object of cache @ci at page @pfn outside every known slab: the block
+ * just taken on this CPU holds the cache's first object (allocate_slab),
+ * or, with no such block, a slab from before the stream (or one whose page
+ * event was lost) with its extent from the cache's order.  Returns the
+ * slab's head page. */
+static inline guint64
+place_slab (SimDecisions *d, Cache *c, guint ci, guint cpu, guint64 pfn)
 {
-  if (!in_direct_map (ptr))
-    return;
-  guint64 pfn = (ptr - SIM_DIRECT_MAP_BASE) >> 12;
   guint64 head = 0;
-  if (block_containing (d->slabs, pfn, &head))
-    return;
-  Cache *c = g_ptr_array_index (d->caches, ci);
   guint64 pend = block_containing (d->pending, pfn, &head);
   if (pend && ((pend - 1) >> 8) == cpu)
     {
@@ -222,13 +218,27 @@ slab_pages_alloc (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
       map_set (d->slabs, head, SLAB_PACK (ci, FALSE, order) + 1);
       c->pub.new_slabs++;
       c->pub.order = (gint) order;
+      return head;
     }
-  else
-    {
-      guint order = c->pub.order >= 0 ? (guint) c->pub.order : 0;
-      head = pfn & ~((G_GUINT64_CONSTANT (1) << order) - 1);
-      map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
-    }
+  guint order = c->pub.order >= 0 ? (guint) c->pub.order : 0;
+  head = pfn & ~((G_GUINT64_CONSTANT (1) << order) - 1);
+  map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
+  return head;
+}
+
+/* alloc_in for sim_decisions_slab_pages_only: what decides which blocks
+ * are slabs, the same steps as below without the metrics (no live map,
+ * per-CPU state or distinct set: none of them feeds back into it). */
+static void
+slab_pages_alloc (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
+{
+  if (!in_direct_map (ptr))
+    return;
+  guint64 pfn = (ptr - SIM_DIRECT_MAP_BASE) >> 12;
+  guint64 head = 0;
+  if (block_containing (d->slabs, pfn, &head))
+    return;
+  place_slab (d, g_ptr_array_index (d->caches, ci), ci, cpu, pfn);
 }
 
 /* sim_decisions_alloc of @ptr (not 0) in the cache of index @ci (looking
@@ -274,34 +284,7 @@ alloc_in (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
   guint64 head = 0;
   guint64 v = block_containing (d->slabs, pfn, &head);
   if (v == 0)
-    {
-      guint64 pend = block_containing (d->pending, pfn, &head);
-      if (pend && ((pend - 1) >> 8) == cpu)
-        {
-          /* allocate_slab: the block just taken on this CPU holds the
-           * cache's first object. */
-          guint order = (guint) ((pend - 1) & 0x7f);
-          map_del (d->pending, head);
-          if (d->slab_page_set)
-            {
-              guint64 ord = map_get (d->pend_ordinal, head);
-              if (ord)
-                g_hash_table_add (d->slab_page_set, GSIZE_TO_POINTER ((gsize) ord));
-              map_del (d->pend_ordinal, head);
-            }
-          map_set (d->slabs, head, SLAB_PACK (ci, FALSE, order) + 1);
-          c->pub.new_slabs++;
-          c->pub.order = (gint) order;
-        }
-      else
-        {
-          /* A slab from before the stream (or one whose page event was
-           * lost): its extent from the cache's order. */
-          guint order = c->pub.order >= 0 ? (guint) c->pub.order : 0;
-          head = pfn & ~((G_GUINT64_CONSTANT (1) << order) - 1);
-          map_set (d->slabs, head, SLAB_PACK (ci, TRUE, order) + 1);
-        }
-    }
+    head = place_slab (d, c, ci, cpu, pfn);
   if (pc->last_slab == head + 1)
     {
       /* the previous allocation's slab is in distinct already: only
