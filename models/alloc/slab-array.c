@@ -248,17 +248,9 @@ cache_alloc_refill (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp)
         }
       while (!done && batchcount > 0)
         {
-          l3_rd (op, n, L3_PARTIAL, 8);
-          Slab *s = n->lists[LIST_PARTIAL].head;
+          Slab *s = first_slab (op, n);
           if (s == NULL)
-            {
-              n->free_touched = TRUE;
-              l3_wr (op, n, L3_FREE_TOUCHED, 4);
-              l3_rd (op, n, L3_FREE, 8);
-              s = n->lists[LIST_FREE].head;
-              if (s == NULL)
-                break;
-            }
+            break;
           rd_kc (op, c, KC_NUM, 4);
           while (s->inuse < c->num && batchcount > 0)
             {

@@ -392,6 +392,25 @@ l3_wr (SimOp *op, const Node *n, guint off, guint size)
   sim_op_write (op, n->addr + off, size, SIM_MEM_CACHE_META);
 }
 
+/* The slab to take objects from: the first partial one, else the first
+ * free one, whose list is then marked touched for the reaper (the partial
+ * and free list walks of cache_alloc_refill and ____cache_alloc_node;
+ * later kernels call it get_first_slab).  NULL when both are empty. */
+static inline Slab *
+first_slab (SimOp *op, Node *n)
+{
+  l3_rd (op, n, L3_PARTIAL, 8);
+  Slab *s = n->lists[LIST_PARTIAL].head;
+  if (s == NULL)
+    {
+      n->free_touched = TRUE;
+      l3_wr (op, n, L3_FREE_TOUCHED, 4);
+      l3_rd (op, n, L3_FREE, 8);
+      s = n->lists[LIST_FREE].head;
+    }
+  return s;
+}
+
 static inline void
 desc_rd (SimOp *op, const Slab *s, guint off, guint size)
 {

@@ -161,15 +161,7 @@ node_alloc (SimSlab *m, SimOp *op, SlabCache *c, guint32 gfp, guint nodeid)
   for (;;)
     {
       list_lock (op, n);
-      l3_rd (op, n, L3_PARTIAL, 8);
-      Slab *s = n->lists[LIST_PARTIAL].head;
-      if (s == NULL)
-        {
-          n->free_touched = TRUE;
-          l3_wr (op, n, L3_FREE_TOUCHED, 4);
-          l3_rd (op, n, L3_FREE, 8);
-          s = n->lists[LIST_FREE].head;
-        }
+      Slab *s = first_slab (op, n);
       if (s)
         {
           stat (m, op, c, SIM_SLAB_NODE_ALLOCS);
