@@ -3,6 +3,7 @@
 #include "tests/testutil.h"
 #include "tests/cache/machines.h"
 #include "models/cache/memsys.h"
+#include "models/cache/memsys-internal.h"   /* memsys_cg_set_simd, the tag arrays */
 #include "sim/core/errors.h"
 
 #include <string.h>
@@ -518,6 +519,71 @@ test_cachegrind_batches_match_reference (void **state)
   run_cachegrind_batches (4, 2, 8, 2);   /* the loop with the ways at run time */
 }
 
+/* The forms of Cachegrind mode's 16-way LL lookup past way 1 (the search
+ * loop, SSE2 and AVX2, the last in its own copy of the batch loop; the
+ * model takes the host's best) leave the same state: the same batches
+ * through one model per form this host runs, every counter and every way
+ * of both levels' tag arrays (the move-to-front order, not only what is
+ * held) compared after each batch.  The trace alternates phases whose LL
+ * hits land anywhere in the set (the branch-free forms' case) with phases
+ * of a few hot lines per set (the loop's), some references straddling. */
+static void
+test_cachegrind_simd_forms_agree (void **state)
+{
+  (void) state;
+  enum { FORMS = 3 };
+  GError *error = NULL;
+  SimMemSys *ms[FORMS];
+  guint form[FORMS];
+  for (guint f = 0; f < FORMS; f++)
+    {
+      /* The default ways (8 and 16: the loops with constant ways), few sets. */
+      ms[f] = sim_memsys_new_cachegrind (8 * 4 * 64, 8, 64, 16 * 8 * 64, 16, 64, &error);
+      assert_non_null (ms[f]);
+      form[f] = memsys_cg_set_simd (ms[f], f);
+      assert_true (form[f] <= f);
+    }
+  if (form[FORMS - 1] != FORMS - 1)
+    print_message ("note: this host runs forms 0 to %u of %u only\n", form[FORMS - 1], FORMS - 1);
+  const guint universe = 8 * 16 + 40;
+  guint64 x = 7;
+  guint deep_batches = 0;
+  SimMemRef refs[300];
+  for (guint round = 0; round < 600; round++)
+    {
+      gboolean spread = round % 6 < 3;
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      guint n = round % 5 == 0 ? 1 : 1 + (guint) ((x >> 33) % 300);
+      for (guint i = 0; i < n; i++)
+        {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          guint64 line = spread ? (x >> 20) % universe : (x >> 20) % 24;
+          guint64 addr = LINE (line) + ((x >> 50) % 16 == 0 ? 60 : 8);   /* 60: straddles */
+          refs[i] = (SimMemRef) { addr, 8, 0, (guint8) ((x >> 44) % 3), 0 };
+        }
+      deep_batches += ms[0]->cg_deep;
+      for (guint f = 0; f < FORMS; f++)
+        assert_int_equal (ms[f]->cg_deep, ms[0]->cg_deep);
+      for (guint f = 0; f < FORMS; f++)
+        sim_memsys_access_refs (ms[f], refs, n);
+      const SimCpuMemStats *s0 = sim_memsys_cpu_stats (ms[0], 0);
+      for (guint f = 1; f < FORMS; f++)
+        {
+          const SimCpuMemStats *s = sim_memsys_cpu_stats (ms[f], 0);
+          assert_memory_equal (s->level, s0->level, sizeof s->level[0] * 2);
+          for (guint l = 0; l < 2; l++)
+            {
+              const Level *L = &ms[f]->lv[l], *L0 = &ms[0]->lv[l];
+              assert_memory_equal (L->tag, L0->tag, (gsize) L->sets * L->ways * sizeof (guint64));
+            }
+        }
+    }
+  /* The branch-free forms ran in many batches, and so did the loop. */
+  assert_true (deep_batches >= 100 && deep_batches <= 500);
+  for (guint f = 0; f < FORMS; f++)
+    sim_memsys_free (ms[f]);
+}
+
 static void
 test_bad_geometry (void **state)
 {
@@ -561,6 +627,7 @@ main (void)
     cmocka_unit_test (test_straddle_full),
     cmocka_unit_test (test_cachegrind_straddle),
     cmocka_unit_test (test_cachegrind_batches_match_reference),
+    cmocka_unit_test (test_cachegrind_simd_forms_agree),
     cmocka_unit_test (test_bad_geometry),
   };
   return cmocka_run_group_tests_name ("cache-replacement", tests, NULL, NULL);
