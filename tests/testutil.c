@@ -147,6 +147,15 @@ tu_json_uint (const char *json, const char *anchor, const char *key)
   return g_ascii_strtoull (q + strlen (k), NULL, 10);
 }
 
+guint
+tu_count (const char *hay, const char *needle)
+{
+  guint n = 0;
+  for (const char *p = hay; (p = strstr (p, needle)); p += strlen (needle))
+    n++;
+  return n;
+}
+
 char *
 tu_trace_gen (const char *workload, const char *kernel, const char *const *extra)
 {

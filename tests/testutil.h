@@ -34,6 +34,9 @@ char *tu_sweep_on_trace (const char *rel_yaml, const char *trace);
  * fails the test when either is missing. */
 guint64 tu_json_uint (const char *json, const char *anchor, const char *key);
 
+/* How many times @needle stands in @hay, not overlapping. */
+guint tu_count (const char *hay, const char *needle);
+
 /* slabsim trace gen WORKLOAD --kernel KERNEL --seed 1 EXTRA... into a new
  * temporary file (the caller unlinks it and frees the path). */
 char *tu_trace_gen (const char *workload, const char *kernel, const char *const *extra);
