@@ -21,7 +21,8 @@ int tu_run (char **out, char **err, const char *const *args);
 /* Same with a string fed on standard input. */
 int tu_run_stdin (char **out, char **err, const char *input, const char *const *args);
 
-/* Write @contents to a fresh temporary file with @suffix; returns its path. */
+/* Write @contents to a fresh temporary file with @suffix; returns its path.
+ * The file is removed when the test program exits. */
 char *tu_write_temp (const char *suffix, const char *contents, gssize len);
 /* A temporary copy of the bundled sweep file @rel_yaml (from the source
  * root) whose "trace:" line names @trace instead: the same sweep, run on a
