@@ -51,11 +51,19 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimReportData, sim_report_data_free)
 
 /* Read @path: a sweep directory, a JSONL file, or a run JSON file. */
 gboolean sim_report_data_add (SimReportData *d, const char *path, GError **error);
+/* The point files of sweep directory @dir (DIR/points/NAME.jsonl), sorted
+ * by name so that order and errors do not depend on the file system; NULL
+ * with @error when @dir has no points folder.  Free with
+ * g_ptr_array_unref. */
+GPtrArray *sim_report_sweep_point_files (const char *dir, GError **error);
 /* Sort, find the varying parameters and labels; @baseline is a point id
  * (or a prefix of one) or an entry number, NULL for the first. */
 gboolean sim_report_data_finish (SimReportData *d, const char *baseline, GError **error);
 
 const char *sim_report_entry_param (const SimReportEntry *e, const char *key);
+/* "slub_max_order" -> "max_order": the allocator prefix says nothing
+ * inside one allocator's sweep (also "machine."); other keys unchanged. */
+const char *sim_report_short_key (const char *key);
 
 typedef struct {
   const char *name;         /* "alloc_fast_pct": what --metric takes */

@@ -17,19 +17,6 @@ one_core (void)
   return tm_new (1, 1, 1, SIM_COH_MESI);
 }
 
-static SimMemSys *
-memsys_or_fail (SimMachine *m)
-{
-  GError *error = NULL;
-  SimMemSys *ms = sim_memsys_new (m, &error);
-  if (ms == NULL)
-    {
-      print_error ("sim_memsys_new: %s\n", error->message);
-      fail ();
-    }
-  return ms;
-}
-
 static void
 rd (SimMemSys *ms, guint64 addr)
 {
@@ -64,7 +51,7 @@ test_lru_order (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);   /* one set */
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 4; i++)
     rd (ms, LINE (i));            /* A B C D */
   rd (ms, LINE (0));              /* A is MRU: B is now LRU */
@@ -124,7 +111,7 @@ run_lru_reference (guint l1_ways, guint l2_sets, guint l2_ways, guint64 seed)
   tm_level (m, "L1d", (guint64) l1_ways * 64, l1_ways, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L2", (guint64) l2_sets * l2_ways * 64, l2_ways, SIM_REPL_LRU,
             SIM_INCL_INCLUSIVE, 1, 10);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   RefSet l1 = { .cap = l1_ways }, l2[8];
   assert_true (l2_sets <= 8 && l1_ways <= REF_MAX && l2_ways <= REF_MAX);
   for (guint i = 0; i < l2_sets; i++)
@@ -175,12 +162,7 @@ run_lru_reference (guint l1_ways, guint l2_sets, guint l2_ways, guint64 seed)
     }
   assert_true (back_inv >= 50);   /* the removals were exercised */
   assert_int_equal (sim_memsys_cpu_stats (ms, 0)->back_invalidations, back_inv);
-  GError *error = NULL;
-  if (!sim_memsys_check (ms, &error))
-    {
-      print_error ("%s\n", error->message);
-      fail ();
-    }
+  tm_assert_memsys_ok (ms);
 }
 
 static void
@@ -202,7 +184,7 @@ test_plru_4 (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 256, 4, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 4; i++)
     rd (ms, LINE (i));
   assert_holds (ms, 0, 8, 0x0f);
@@ -224,7 +206,7 @@ test_plru_8 (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 512, 8, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 8; i++)
     rd (ms, LINE (i));
   static const guint victims[] = { 0, 4, 2, 6, 1 };
@@ -243,7 +225,7 @@ random_run (guint64 seed)
   g_autoptr (SimMachine) m = one_core ();
   m->seed = seed;
   tm_level (m, "L1d", 256, 4, SIM_REPL_RANDOM, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 200; i++)
     rd (ms, LINE ((i * 7) % 31));
   guint32 mask = 0;
@@ -274,7 +256,7 @@ test_writebacks_one_level (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 128, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   wr (ms, LINE (0));
   wr (ms, LINE (1));
   rd (ms, LINE (2));            /* evicts dirty 0 */
@@ -294,7 +276,7 @@ test_writebacks_two_levels (void **state)
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 128, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L2", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 10);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   wr (ms, LINE (0));
   rd (ms, LINE (1));
   rd (ms, LINE (2));
@@ -316,7 +298,7 @@ run_inclusion (SimInclusion incl, gboolean l1_keeps, guint64 back_inv)
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L2", 128, 2, SIM_REPL_LRU, incl, 1, 10);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   rd (ms, LINE (0));
   rd (ms, LINE (1));
   rd (ms, LINE (2));
@@ -352,7 +334,7 @@ test_exclusive (void **state)
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L2", 1024, 1, SIM_REPL_LRU, SIM_INCL_EXCLUSIVE, 1, 10);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   assert_int_equal (sim_memsys_access (ms, 0, 0, 8, SIM_ACC_READ), TM_DRAM_LOCAL);
   assert_int_equal (sim_memsys_access (ms, 0, 512, 8, SIM_ACC_READ), TM_DRAM_LOCAL);
   /* Demand fills skip the victim level. */
@@ -382,7 +364,7 @@ test_straddle_full (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   sim_memsys_access (ms, 0, 60, 8, SIM_ACC_READ);
   assert_true (sim_memsys_holds (ms, 0, 0, 0));
   assert_true (sim_memsys_holds (ms, 0, 0, 64));
