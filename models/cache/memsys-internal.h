@@ -109,6 +109,7 @@ struct SimMemSys {
    * with the counts as constants serves this machine. */
   gboolean           shape_3l;
   guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
+  guint64           *sock_dom;     /* [sockets][mask_words]: the domains of each socket */
   /* Per CPU, the core timing model's pipeline state (models/alloc/alloc.h:
    * what is still in flight when one allocator call ends and the next
    * begins); allocated by its first user, g_free'd here. */
