@@ -240,7 +240,9 @@ victim_way_k (Level *L, gsize base, guint n)
     return victim_way (L, base);
   if (L->repl == SIM_REPL_LRU)
     return rank_last_n (RANK (L, base), n);
-  int empty = find_way_n (L->tag + base, NO_LINE, n);
+  int empty = L->repl == SIM_REPL_PLRU && plru_valid_kept (n)
+                ? plru_empty_way (L, base / n, n)
+                : find_way_n (L->tag + base, NO_LINE, n);
   if (empty >= 0)
     return (guint) empty;
   if (L->repl == SIM_REPL_PLRU)
@@ -258,6 +260,8 @@ remove_way_k (Level *L, gsize base, guint way, guint n)
     }
   if (L->repl == SIM_REPL_LRU)
     rank_remove_n (RANK (L, base), way, n);
+  else if (L->repl == SIM_REPL_PLRU)
+    plru_empty (L, base / n, way, n);
   L->tag[base + way] = NO_LINE;
   ST (L, base)[way] = 0;
 }
@@ -814,7 +818,9 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
    * eviction may recurse into this level and must find the set whole. */
   L->tag[base + w] = block;
   ST (L, base)[w] = bits;
-  if (L->repl != SIM_REPL_RANDOM)
+  if (L->repl == SIM_REPL_PLRU)
+    plru_fill (L, plru_set (L, base, n), w, n ? n : L->ways);
+  else if (L->repl == SIM_REPL_LRU)
     touch_k (L, base, w, n);
   if (vb == NO_LINE)
     return;
@@ -1658,6 +1664,9 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
               {
                 gsize k = ((gsize) i * L->sets + set) * L->ways + way;
                 guint64 b = L->tag[k];
+                if (L->repl == SIM_REPL_PLRU && plru_valid_kept (L->ways)
+                    && ((L->plru[k / L->ways] >> (PLRU_VALID + way)) & 1) != (b != NO_LINE))
+                  return check_fail (error, "PLRU valid bit differs from the way's tag", b, i);
                 if (b == NO_LINE)
                   continue;
                 if ((b & L->set_mask) != set)
