@@ -1,6 +1,7 @@
 /* testutil.c - see testutil.h. */
 #include "tests/testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
@@ -83,6 +84,21 @@ tu_run (char **out, char **err, const char *const *args)
   return tu_run_stdin (out, err, NULL, args);
 }
 
+/* Every file tu_write_temp made, removed when the test program exits (a
+ * test that fails part-way never reaches its own unlink, and ~100 callers
+ * would each need one); a fork's child leaves with _exit, which skips it. */
+static GPtrArray *temp_files;
+static GMutex temp_lock;
+
+static void
+remove_temp_files (void)
+{
+  for (guint i = 0; i < temp_files->len; i++)
+    g_unlink (g_ptr_array_index (temp_files, i));
+  g_ptr_array_free (temp_files, TRUE);
+  temp_files = NULL;
+}
+
 char *
 tu_write_temp (const char *suffix, const char *contents, gssize len)
 {
@@ -96,6 +112,14 @@ tu_write_temp (const char *suffix, const char *contents, gssize len)
       fail ();
     }
   close (fd);
+  g_mutex_lock (&temp_lock);
+  if (temp_files == NULL)
+    {
+      temp_files = g_ptr_array_new_with_free_func (g_free);
+      atexit (remove_temp_files);
+    }
+  g_ptr_array_add (temp_files, g_strdup (path));
+  g_mutex_unlock (&temp_lock);
   if (!g_file_set_contents (path, contents, len, &error))
     {
       print_error ("write %s: %s\n", path, error->message);
@@ -121,6 +145,15 @@ tu_json_uint (const char *json, const char *anchor, const char *key)
       fail ();
     }
   return g_ascii_strtoull (q + strlen (k), NULL, 10);
+}
+
+guint
+tu_count (const char *hay, const char *needle)
+{
+  guint n = 0;
+  for (const char *p = hay; (p = strstr (p, needle)); p += strlen (needle))
+    n++;
+  return n;
 }
 
 char *

@@ -21,7 +21,8 @@ int tu_run (char **out, char **err, const char *const *args);
 /* Same with a string fed on standard input. */
 int tu_run_stdin (char **out, char **err, const char *input, const char *const *args);
 
-/* Write @contents to a fresh temporary file with @suffix; returns its path. */
+/* Write @contents to a fresh temporary file with @suffix; returns its path.
+ * The file is removed when the test program exits. */
 char *tu_write_temp (const char *suffix, const char *contents, gssize len);
 /* A temporary copy of the bundled sweep file @rel_yaml (from the source
  * root) whose "trace:" line names @trace instead: the same sweep, run on a
@@ -32,6 +33,9 @@ char *tu_sweep_on_trace (const char *rel_yaml, const char *trace);
  * in pretty-printed JSON such as "slabsim run --format json" writes;
  * fails the test when either is missing. */
 guint64 tu_json_uint (const char *json, const char *anchor, const char *key);
+
+/* How many times @needle stands in @hay, not overlapping. */
+guint tu_count (const char *hay, const char *needle);
 
 /* slabsim trace gen WORKLOAD --kernel KERNEL --seed 1 EXTRA... into a new
  * temporary file (the caller unlinks it and frees the path). */

@@ -21,20 +21,27 @@
  * reads the file.
  *
  * libtracecmd 1.3 is not hardened against corrupt files (a cut trace.dat
- * crashes tracecmd_close inside tracecmd_open_fd), so it runs in a forked
- * child that writes the text into a pipe; the parent reads the pipe as a
+ * crashes tracecmd_close inside tracecmd_open_fd), so it runs in a child
+ * process that writes the text into a pipe; the parent reads the pipe as a
  * text trace (r->in) and, at its end, waits for the child: a failure or a
  * crash there is an error naming the file and how far its report got, never
- * a crash of slabsim.  Before the fork the file's fixed head (magic,
- * version, endianness, long size, page size, compression) is checked here,
- * so the commonest mistakes get a precise message.  libtracecmd reads from a
- * descriptor and seeks: a regular file is opened from its path; standard
- * input, a gzip-compressed trace.dat or a memory stream (the fuzzer) is
- * first copied into an unlinked temporary file.  Left out: trace-cmd's buffer
+ * a crash of slabsim.  The child is this same program started afresh
+ * (posix_spawn of the file /proc/self/exe names, recognised before main by
+ * dat_child_entry), not a fork: a fork of a process with threads (a run's
+ * replay lanes, a sweep's pool, libFuzzer's) copies whatever locks those
+ * threads held at that moment, and a child that then calls malloc can wait
+ * for ever on an allocator lock no thread of its own will release (seen
+ * under ASan).  Only where the program cannot be started again (no /proc)
+ * is the child forked.  Before the child starts, the file's fixed head
+ * (magic, version, endianness, long size, page size, compression) is
+ * checked here, so the commonest mistakes get a precise message.
+ * libtracecmd reads from a descriptor and seeks: a regular file is opened
+ * from its path; standard input, a gzip-compressed trace.dat or a memory
+ * stream (the fuzzer) is first copied into an unlinked temporary file.  Left out: trace-cmd's buffer
  * instances (-B: only the top-level buffer is read) and guest/host merged
  * traces.
  */
-#define _GNU_SOURCE 1              /* pipe2, close_range */
+#define _GNU_SOURCE 1              /* pipe2, close_range, environ */
 #include "traces/reader-private.h"
 #include "sim/core/errors.h"
 
@@ -46,6 +53,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -385,6 +393,127 @@ child_report (int in, int out)
   _exit (CHILD_OK);
 }
 
+/* ---- starting the child --------------------------------------------------- */
+
+/* How the child knows it is one: its argv is exactly this one string and its
+ * environment has DAT_CHILD_ENV=1.  Both, so that neither a user's
+ * environment nor a program named oddly can turn slabsim into a reader of
+ * descriptors 3 and 4. */
+#define DAT_CHILD_ARGV0 "slabsim: trace.dat report"
+#define DAT_CHILD_ENV "SLABSIM_TRACE_DAT_CHILD"
+
+/* The signals the child must meet with their default action, whatever the
+ * parent installed or ignored (a test harness's handler would run the
+ * parent's code in the child; an ignored SIGPIPE would leave a child
+ * writing to a reader that went away) */
+static const int child_sigs[] = { SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM };
+
+/* Runs before main in every program that links the reader (slabsim, the
+ * tests, the fuzzers): in the child started by start_child it never
+ * returns.  glibc passes init_array functions argc, argv and envp. */
+__attribute__ ((constructor)) static void
+dat_child_entry (int argc, char **argv, char **envp)
+{
+  (void) envp;
+  if (argc != 1 || argv == NULL || argv[0] == NULL || strcmp (argv[0], DAT_CHILD_ARGV0) != 0)
+    return;
+  const char *v = getenv (DAT_CHILD_ENV);
+  if (v == NULL || strcmp (v, "1") != 0)
+    return;
+  close_range (5, ~0u, 0);
+  child_report (3, 4);
+}
+
+/* The fallback where /proc/self/exe cannot be run: a fork that goes
+ * straight into the report. */
+static pid_t
+fork_child (int in, int out, int *err)
+{
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      *err = errno;
+      return -1;
+    }
+  if (pid == 0)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (child_sigs); i++)
+        signal (child_sigs[i], SIG_DFL);
+      if (dup2 (in, 3) != 3 || dup2 (out, 4) != 4)
+        _exit (CHILD_WRITE);
+      close_range (5, ~0u, 0);
+      child_report (3, 4);
+    }
+  return pid;
+}
+
+/* Start the child with the trace.dat on its descriptor 3 and the pipe's
+ * write end on 4, every other descriptor but 0-2 closed; its pid, or -1
+ * with *@err set. */
+static pid_t
+start_child (int fd, int pipe_w, int *err)
+{
+  /* copies at 5 or above, so that placing one at 3 or 4 cannot overwrite
+   * the other before it is placed */
+  int in = fcntl (fd, F_DUPFD_CLOEXEC, 5), out = fcntl (pipe_w, F_DUPFD_CLOEXEC, 5);
+  if (in < 0 || out < 0)
+    {
+      *err = errno;
+      if (in >= 0)
+        close (in);
+      if (out >= 0)
+        close (out);
+      return -1;
+    }
+  guint n_env = 0;
+  while (environ[n_env] != NULL)
+    n_env++;
+  char **env = g_new (char *, n_env + 2);
+  guint k = 0;
+  for (guint i = 0; i < n_env; i++)
+    if (!g_str_has_prefix (environ[i], DAT_CHILD_ENV "="))
+      env[k++] = environ[i];
+  env[k++] = (char *) DAT_CHILD_ENV "=1";
+  env[k] = NULL;
+  char *argv[] = { (char *) DAT_CHILD_ARGV0, NULL };
+
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  sigset_t def, none;
+  sigemptyset (&def);
+  sigemptyset (&none);
+  for (guint i = 0; i < G_N_ELEMENTS (child_sigs); i++)
+    sigaddset (&def, child_sigs[i]);
+  posix_spawn_file_actions_init (&fa);
+  posix_spawn_file_actions_adddup2 (&fa, in, 3);
+  posix_spawn_file_actions_adddup2 (&fa, out, 4);
+  posix_spawnattr_init (&at);
+  posix_spawnattr_setflags (&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setsigdefault (&at, &def);
+  posix_spawnattr_setsigmask (&at, &none);
+  /* the program's path as the kernel links it: /proc/self/exe itself
+   * would start valgrind's tool when run under valgrind, which shows its
+   * client's path here; a program deleted since it started is run through
+   * the link, which still reaches it */
+  char exe[4096];
+  ssize_t len = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0 || len >= (ssize_t) sizeof exe - 1)
+    len = 0;
+  exe[len] = '\0';
+  if (len == 0 || exe[0] != '/' || g_str_has_suffix (exe, " (deleted)"))
+    g_strlcpy (exe, "/proc/self/exe", sizeof exe);
+  pid_t pid = -1;
+  int rc = posix_spawn (&pid, exe, &fa, &at, argv, env);
+  posix_spawnattr_destroy (&at);
+  posix_spawn_file_actions_destroy (&fa);
+  g_free (env);
+  if (rc != 0)
+    pid = fork_child (in, out, err);
+  close (in);
+  close (out);
+  return pid;
+}
+
 /* ---- the parent: the text reader on the child's output ------------------- */
 
 gboolean
@@ -420,32 +549,17 @@ sim_trace_dat_open (SimTraceReader *r, const char *file, GError **error)
                    g_strerror (e));
       return FALSE;
     }
-  pid_t pid = fork ();
+  int e = 0;
+  pid_t pid = start_child (fd, p[1], &e);
   if (pid < 0)
     {
-      int e = errno;
       close (fd);
       close (p[0]);
       close (p[1]);
-      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: fork: %s", r->name,
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO,
+                   "%s: cannot start the process that reads the trace.dat: %s", r->name,
                    g_strerror (e));
       return FALSE;
-    }
-  if (pid == 0)
-    {
-      /* only the trace.dat and the pipe stay open; a write to a reader
-       * that went away ends the child */
-      close (p[0]);
-      /* a crash ends the child, whatever handlers the parent installed
-       * (a test harness's would run the parent's code on here) */
-      static const int sigs[] = { SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM };
-      for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
-        signal (sigs[i], SIG_DFL);
-      int in = fcntl (fd, F_DUPFD, 100), out = fcntl (p[1], F_DUPFD, 100);
-      if (in < 0 || out < 0 || dup2 (in, 3) != 3 || dup2 (out, 4) != 4)
-        _exit (CHILD_WRITE);
-      close_range (5, ~0u, 0);
-      child_report (3, 4);
     }
   close (fd);
   close (p[1]);

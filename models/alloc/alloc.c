@@ -22,8 +22,17 @@ core_reset (SimCoreState *cs, SimTime now)
   cs->rob_head = cs->rob_n = 0;
 }
 
-void
-sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
+/* A CPU's pipeline as its memory system's slot holds it: the state, and
+ * the SimOp an operation on that CPU begins as (the core's parameters
+ * copied once, host speed only: sim_op_begin is a copy, not three calls
+ * into the memory system and a dozen stores). */
+typedef struct {
+  SimCoreState cs;
+  SimOp        proto;
+} CoreSlot;
+
+static G_GNUC_NO_INLINE void
+op_begin_slow (SimOp *op, SimMemSys *mem, guint cpu, SimTime now, gpointer *slot)
 {
   const SimCoreSpec *core = sim_memsys_core (mem);
   op->mem = mem;
@@ -43,19 +52,33 @@ sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
   op->fb_lim = MIN (core->fill_buffers, SIM_CORE_MAX_MISSES);
   if (op->serial)
     return;
-  gpointer *slot = sim_memsys_core_slot (mem, cpu);
-  if (*slot == NULL)
-    {
-      *slot = g_new0 (SimCoreState, 1);
-      core_reset (*slot, now);
-    }
-  op->cs = *slot;
+  CoreSlot *cslot = g_new0 (CoreSlot, 1);
+  *slot = cslot;
+  core_reset (&cslot->cs, now);
+  op->cs = &cslot->cs;
   op->rob = core->rob;
+  cslot->proto = *op;
+}
+
+void
+sim_op_begin (SimOp *op, SimMemSys *mem, guint cpu, SimTime now)
+{
+  gpointer *slot = sim_memsys_core_slot (mem, cpu);
+  CoreSlot *cslot = *slot;
+  if (G_UNLIKELY (cslot == NULL))
+    {
+      /* The CPU's first operation, or a serial core (no pipeline). */
+      op_begin_slow (op, mem, cpu, now, slot);
+      return;
+    }
+  *op = cslot->proto;
+  op->t = now;
+  op->last = op->loads_done = now;
   /* A CPU's clock only moves forward; an operation that starts before the
    * latest time its pipeline reached is on another timeline (a unit test
    * driving calls by hand): it starts with nothing in flight. */
-  if (now < op->cs->t_hi)
-    core_reset (op->cs, now);
+  if (now < cslot->cs.t_hi)
+    core_reset (&cslot->cs, now);
 }
 
 void

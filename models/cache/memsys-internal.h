@@ -10,7 +10,9 @@
  *                   arrays (host huge pages), the per-core tables, the
  *                   queries and counters read by reports;
  *   memsys-cg.c     Cachegrind-compatible mode: D1 and LL in
- *                   move-to-front order, its batch loop and constructor.
+ *                   move-to-front order, its batch loop and constructor;
+ *                   memsys-cg-loop.h its lookups and loop, memsys-cg-avx2.c
+ *                   the loop built with -mavx2 (for hosts with AVX2).
  *
  * Here: the state (Level, DirEnt, struct SimMemSys), the per-line state
  * bits and the set primitives every probe uses (set_base, find_way, the
@@ -80,7 +82,10 @@ typedef struct {
 
 struct SimMemSys {
   SimMemSysMode      mode;
-  gboolean           cg_sse;       /* Cachegrind mode: memsys-cg.c's choice of LL code */
+  gboolean           cg_deep;      /* Cachegrind mode: the last batch's LL hits were
+                                      mostly past way 1 (memsys-cg.c's choice of LL code) */
+  guint8             cg_simd;      /* Cachegrind mode: the host's fastest 16-way lookup
+                                      (memsys-cg-loop.h's CG_*) */
   const SimMachine  *m;
   guint              n_cpus, n_levels, n_private, n_cores, n_dom;
   guint              line_shift;
@@ -475,3 +480,11 @@ G_GNUC_INTERNAL gboolean   memsys_shape_3l (const SimMemSys *ms);
 G_GNUC_INTERNAL guint32 memsys_cg_access (SimMemSys *ms, guint64 addr, guint32 size,
                                           SimAccKind kind, SimMemClass cls);
 G_GNUC_INTERNAL void    memsys_cg_access_refs (SimMemSys *ms, const SimMemRef *refs, gsize n);
+/* memsys-cg-avx2.c (built when the compiler takes -mavx2): the batch loop
+ * of the default ways with the AVX2 16-way lookup (@deep) or the loop;
+ * returns the LL lookups that got past way 1.  Only for hosts with AVX2. */
+G_GNUC_INTERNAL guint   memsys_cg_refs_avx2 (SimMemSys *ms, const SimMemRef *refs, gsize n,
+                                             gboolean deep);
+/* Tests: the 16-way lookup's form past way 1 (memsys-cg-loop.h's CG_LOOP,
+ * CG_SSE2, CG_AVX2), at most the host's best; returns the one set. */
+G_GNUC_INTERNAL guint   memsys_cg_set_simd (SimMemSys *ms, guint simd);

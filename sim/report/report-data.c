@@ -320,10 +320,8 @@ cmp_entry (gconstpointer a, gconstpointer b)
   return g_strcmp0 (x->id, y->id);
 }
 
-/* "slub_max_order" -> "max_order": the allocator prefix says nothing
- * inside one allocator's sweep. */
-static const char *
-short_key (const char *k)
+const char *
+sim_report_short_key (const char *k)
 {
   static const char *const prefixes[] = { "slub_", "slab_", "slqb_", "machine.", NULL };
   for (guint i = 0; prefixes[i]; i++)
@@ -475,7 +473,8 @@ sim_report_data_finish (SimReportData *d, const char *baseline, GError **error)
           if (strcmp (key, "allocator") == 0)
             g_string_append_printf (l, "%s%s", l->len ? " " : "", v ? v : "-");
           else
-            g_string_append_printf (l, "%s%s=%s", l->len ? " " : "", short_key (key), v ? v : "-");
+            g_string_append_printf (l, "%s%s=%s", l->len ? " " : "", sim_report_short_key (key),
+                                    v ? v : "-");
         }
       if (l->len == 0)
         g_string_append_printf (l, "#%u", e->index);
@@ -553,18 +552,19 @@ ops (const SimJsonValue *r)
          + num (r, "replay", "implicit_frees", NULL);
 }
 
+/* @scale times the memory counter @group.@key per operation; 0 without
+ * operations. */
+static double
+per_op (const SimJsonValue *r, double scale, const char *group, const char *key)
+{
+  double o = ops (r);
+  return o > 0 ? scale * num (r, "memory", group, key) / o : 0.0;
+}
+
 static double m_alloc_fast (const SimJsonValue *r) { return fast_pct (r, "alloc", "alloc_fast", "alloc_fast_pct"); }
 static double m_free_fast (const SimJsonValue *r) { return fast_pct (r, "free", "free_fast", "free_fast_pct"); }
-static double m_l1d_per_op (const SimJsonValue *r)
-{
-  double o = ops (r);
-  return o > 0 ? num (r, "memory", "l1d", "misses") / o : 0.0;
-}
-static double m_hitm_per_op (const SimJsonValue *r)
-{
-  double o = ops (r);
-  return o > 0 ? 1000.0 * num (r, "memory", "coherence", "hitm") / o : 0.0;
-}
+static double m_l1d_per_op (const SimJsonValue *r) { return per_op (r, 1.0, "l1d", "misses"); }
+static double m_hitm_per_op (const SimJsonValue *r) { return per_op (r, 1000.0, "coherence", "hitm"); }
 static double m_alloc_cyc (const SimJsonValue *r) { return num (r, "timing", "alloc_cycles_mean", NULL); }
 static double m_free_cyc (const SimJsonValue *r) { return num (r, "timing", "free_cycles_mean", NULL); }
 static double m_alloc_p99 (const SimJsonValue *r) { return num (r, "timing", "alloc_cycles_p99", NULL); }
@@ -575,27 +575,14 @@ static double m_page_allocs (const SimJsonValue *r) { return num (r, "page_alloc
 static double m_mcycles (const SimJsonValue *r) { return num (r, "timing", "sim_cycles", NULL) / 1e6; }
 static double m_op_cycles (const SimJsonValue *r)
 {
-  double o = num (r, "replay", "allocs", NULL) + num (r, "replay", "frees", NULL)
-             + num (r, "replay", "implicit_frees", NULL);
+  double o = ops (r);
   return o > 0 ? (num (r, "timing", "alloc_cycles_total", NULL)
                   + num (r, "timing", "free_cycles_total", NULL)) / o : 0.0;
 }
 static double m_peak (const SimJsonValue *r) { return num (r, "footprint_peak_bytes", NULL, NULL) / 1024.0; }
-static double m_l2_per_op (const SimJsonValue *r)
-{
-  double o = ops (r);
-  return o > 0 ? num (r, "memory", "l2", "misses") / o : 0.0;
-}
-static double m_l3_per_op (const SimJsonValue *r)
-{
-  double o = ops (r);
-  return o > 0 ? num (r, "memory", "l3", "misses") / o : 0.0;
-}
-static double m_remote_per_kop (const SimJsonValue *r)
-{
-  double o = ops (r);
-  return o > 0 ? 1000.0 * num (r, "memory", "dram", "remote") / o : 0.0;
-}
+static double m_l2_per_op (const SimJsonValue *r) { return per_op (r, 1.0, "l2", "misses"); }
+static double m_l3_per_op (const SimJsonValue *r) { return per_op (r, 1.0, "l3", "misses"); }
+static double m_remote_per_kop (const SimJsonValue *r) { return per_op (r, 1000.0, "dram", "remote"); }
 static double m_alloc_ns (const SimJsonValue *r) { return num (r, "timing", "alloc_ns_mean", NULL); }
 static double m_free_ns (const SimJsonValue *r) { return num (r, "timing", "free_ns_mean", NULL); }
 

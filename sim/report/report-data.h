@@ -56,6 +56,9 @@ gboolean sim_report_data_add (SimReportData *d, const char *path, GError **error
 gboolean sim_report_data_finish (SimReportData *d, const char *baseline, GError **error);
 
 const char *sim_report_entry_param (const SimReportEntry *e, const char *key);
+/* "slub_max_order" -> "max_order": the allocator prefix says nothing
+ * inside one allocator's sweep (also "machine."); other keys unchanged. */
+const char *sim_report_short_key (const char *key);
 
 typedef struct {
   const char *name;         /* "alloc_fast_pct": what --metric takes */

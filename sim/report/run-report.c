@@ -98,31 +98,23 @@ static double m_page_allocs (const SimReplayResult *r) { return (double) r->page
 static double m_zone_lock (const SimReplayResult *r) { return (double) r->pages.zone_lock_acquisitions; }
 static double m_footprint_kb (const SimReplayResult *r) { return (double) total_bytes (r) / 1024.0; }
 
+/* Share of the allocations (@frees: of the frees) of every cache that
+ * took the fast path, in percent. */
 static double
-m_fast_alloc (const SimReplayResult *r)
+fastpath_pct (const SimReplayResult *r, gboolean frees)
 {
   guint64 a = 0, f = 0;
   for (guint i = 0; i < r->alloc.rows->len; i++)
     {
       const SimAllocCacheRow *row = &g_array_index (r->alloc.rows, SimAllocCacheRow, i);
-      a += row->alloc;
-      f += row->alloc_fast;
+      a += frees ? row->free : row->alloc;
+      f += frees ? row->free_fast : row->alloc_fast;
     }
   return a ? 100.0 * (double) f / (double) a : 0.0;
 }
 
-static double
-m_fast_free (const SimReplayResult *r)
-{
-  guint64 a = 0, f = 0;
-  for (guint i = 0; i < r->alloc.rows->len; i++)
-    {
-      const SimAllocCacheRow *row = &g_array_index (r->alloc.rows, SimAllocCacheRow, i);
-      a += row->free;
-      f += row->free_fast;
-    }
-  return a ? 100.0 * (double) f / (double) a : 0.0;
-}
+static double m_fast_alloc (const SimReplayResult *r) { return fastpath_pct (r, FALSE); }
+static double m_fast_free (const SimReplayResult *r) { return fastpath_pct (r, TRUE); }
 
 static const Metric metrics[] = {
   { "alloc cycles/op",        m_alloc_mean,   1 },

@@ -34,8 +34,8 @@ f1 (char *buf, double v)
   return buf;
 }
 
-static void
-esc (GString *o, const char *s)
+void
+sim_svg_escape (GString *o, const char *s)
 {
   for (; *s; s++)
     switch (*s)
@@ -48,6 +48,16 @@ esc (GString *o, const char *s)
       }
 }
 
+/* The entry to draw @j-th (0 to entries - 1) so that the baseline comes
+ * last, on top of the others: the others in order, then the baseline. */
+static guint
+baseline_last (const SimReportData *d, guint j)
+{
+  if (j < d->baseline)
+    return j;
+  return j + 1 < d->entries->len ? j + 1 : d->baseline;
+}
+
 static void
 svg_begin (GString *o, double w, double h, gboolean standalone, const char *title)
 {
@@ -57,7 +67,7 @@ svg_begin (GString *o, double w, double h, gboolean standalone, const char *titl
                           standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "",
                           f1 (a, w), f1 (b, h), a, b);
   g_string_append (o, "<title>");
-  esc (o, title);
+  sim_svg_escape (o, title);
   g_string_append (o, "</title>\n");
   /* A file of its own goes on slides and dark pages: give it a ground. */
   if (standalone)
@@ -71,7 +81,7 @@ text (GString *o, double x, double y, const char *anchor, const char *attrs, con
   g_string_append_printf (o, "<text x=\"%s\" y=\"%s\"%s%s%s %s>", f1 (a, x), f1 (b, y),
                           anchor ? " text-anchor=\"" : "", anchor ? anchor : "",
                           anchor ? "\"" : "", attrs ? attrs : "");
-  esc (o, s);
+  sim_svg_escape (o, s);
   g_string_append (o, "</text>\n");
 }
 
@@ -275,7 +285,7 @@ sim_svg_heatmap (const SimReportData *d, const SimReportMetric *m, const char *x
         g_autofree char *vs = sim_report_num (v, dec);
         g_autofree char *cs = (guint) ei == d->baseline ? g_strdup ("base") : sim_report_change (v, bv);
         g_string_append (o, "<g><title>");
-        esc (o, e->label);
+        sim_svg_escape (o, e->label);
         g_string_append_printf (o, ": %s (%s)</title>\n", vs, cs);
         g_autofree char *fill = g_strdup_printf ("fill=\"%s\"", col);
         rect (o, cx + 1, cy + 1, cw - 2, ch - 2, fill);
@@ -397,7 +407,7 @@ sim_svg_cycles (const SimReportData *d, gboolean standalone)
               v[q] = sim_json_number (sim_json_get_path (e->result, "timing", key, NULL), 0);
             }
           g_string_append (o, "<g><title>");
-          esc (o, e->label);
+          sim_svg_escape (o, e->label);
           g_autofree char *s50 = sim_report_num (v[0], 0), *s90 = sim_report_num (v[1], 0),
                           *s99 = sim_report_num (v[2], 0), *smean = sim_report_num (v[3], 1);
           g_string_append_printf (o, ": %s p50 %s, p90 %s, p99 %s, mean %s cycles</title>\n",
@@ -480,12 +490,9 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
         {
           const char *name = g_ptr_array_index (names, c);
           double y = top + c * rh + rh / 2, lo = 101, hi = -1;
-          /* The baseline last, on top. */
-          for (guint j = 0; j <= d->entries->len; j++)
+          for (guint j = 0; j < d->entries->len; j++)
             {
-              guint i = j < d->entries->len ? j : d->baseline;
-              if (j < d->entries->len && i == d->baseline)
-                continue;
+              guint i = baseline_last (d, j);
               const SimReportEntry *e = g_ptr_array_index (d->entries, i);
               const SimJsonValue *cv = sim_report_find_cache (e->result, name);
               if (cv == NULL)
@@ -497,12 +504,9 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
           if (hi >= 0)
             line (o, XP (lo), y, XP (hi), y,
                   "stroke=\"#cbd2d9\" stroke-width=\"8\" stroke-linecap=\"round\"");
-          /* The baseline last, on top. */
-          for (guint j = 0; j <= d->entries->len; j++)
+          for (guint j = 0; j < d->entries->len; j++)
             {
-              guint i = j < d->entries->len ? j : d->baseline;
-              if (j < d->entries->len && i == d->baseline)
-                continue;
+              guint i = baseline_last (d, j);
               const SimReportEntry *e = g_ptr_array_index (d->entries, i);
               const SimJsonValue *cv = sim_report_find_cache (e->result, name);
               if (cv == NULL)
@@ -510,7 +514,7 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
               /* Which cache of this result was matched: another era's
                * name for the class, or the merged cache holding it. */
               g_string_append (o, "<g><title>");
-              esc (o, e->label);
+              sim_svg_escape (o, e->label);
               g_autofree char *fv = sim_report_num (cache_fast (cv, kinds[k]), 1);
               g_string_append_printf (o, ": %s %s fastpath %s%%", sim_json_str (sim_json_get (cv, "name"), "?"),
                                       kinds[k], fv);
@@ -602,9 +606,9 @@ sim_svg_bars (const SimReportData *d, const SimReportMetric *m, double threshold
       g_autofree char *vs = sim_report_num (v, dec);
       g_autofree char *cs = i == d->baseline ? g_strdup ("baseline") : sim_report_change (v, bv);
       g_string_append (o, "<g><title>");
-      esc (o, e->label);
+      sim_svg_escape (o, e->label);
       g_string_append_printf (o, ": %s %s (", vs, m->title);
-      esc (o, cs);
+      sim_svg_escape (o, cs);
       g_string_append (o, ")</title>\n");
       g_autofree char *fill = g_strdup_printf ("fill=\"%s\"%s", col,
                                                i == d->baseline ? " stroke=\"" INK "\" stroke-width=\"1.5\"" : "");
@@ -667,11 +671,11 @@ sim_svg_tradeoff (const SimReportData *d, const SimReportMetric *mx_m, const Sim
       g_autofree char *xs_ = sim_report_num (xv, mx_m->decimals);
       g_autofree char *ys_ = sim_report_num (yv, my_m->decimals);
       g_string_append (o, "<g><title>");
-      esc (o, e->label);
+      sim_svg_escape (o, e->label);
       g_string_append_printf (o, ": %s ", xs_);
-      esc (o, mx_m->title);
+      sim_svg_escape (o, mx_m->title);
       g_string_append_printf (o, ", %s ", ys_);
-      esc (o, my_m->title);
+      sim_svg_escape (o, my_m->title);
       g_string_append (o, "</title>\n");
       circle (o, cx, cy, i == d->baseline ? 6 : 5,
               i == d->baseline ? "fill=\"" ACCENT "\" stroke=\"#ffffff\""

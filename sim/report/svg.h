@@ -22,6 +22,10 @@ char *sim_svg_cycles (const SimReportData *d, gboolean standalone);
 /* Fastpath % of the busiest caches across entries: range, dots, baseline. */
 char *sim_svg_caches (const SimReportData *d, gboolean standalone);
 
+/* Append @s to @o with <, >, & and " as entities: text or an attribute
+ * value in SVG and in HTML. */
+void  sim_svg_escape (GString *o, const char *s);
+
 /* Colour scales of comparisons saturate at this |%change|. */
 #define SIM_SVG_SATURATE_PCT 25.0
 

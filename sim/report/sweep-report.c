@@ -61,16 +61,6 @@ common (const SimReportData *d, const char *what)
 }
 
 static const char *
-short_key (const char *k)
-{
-  static const char *const prefixes[] = { "slub_", "slab_", "slqb_", "machine.", NULL };
-  for (guint i = 0; prefixes[i]; i++)
-    if (g_str_has_prefix (k, prefixes[i]) && k[strlen (prefixes[i])])
-      return k + strlen (prefixes[i]);
-  return k;
-}
-
-static const char *
 param_or_dash (const SimReportEntry *e, const char *key)
 {
   const char *v = sim_report_entry_param (e, key);
@@ -152,7 +142,7 @@ text_table (GString *o, const SimReportData *d, const SimReportMetric *const *ms
   guint axes_w = 5;                      /* "%3u* " index and baseline mark */
   for (guint k = 0; k < n_ax; k++)
     {
-      const char *key = short_key (g_ptr_array_index (d->axes, k));
+      const char *key = sim_report_short_key (g_ptr_array_index (d->axes, k));
       aw[k] = (guint) strlen (key);
       for (guint i = 0; i < d->entries->len; i++)
         aw[k] = MAX (aw[k], (guint) strlen (param_or_dash (entry (d, i), g_ptr_array_index (d->axes, k))));
@@ -174,7 +164,8 @@ text_table (GString *o, const SimReportData *d, const SimReportMetric *const *ms
       g_string_append_c (o, '\n');
       g_string_append (o, "  #  ");
       for (guint k = 0; k < n_ax; k++)
-        g_string_append_printf (o, "%-*.*s ", aw[k], aw[k], short_key (g_ptr_array_index (d->axes, k)));
+        g_string_append_printf (o, "%-*.*s ", aw[k], aw[k],
+                                sim_report_short_key (g_ptr_array_index (d->axes, k)));
       for (guint m = m0; m < m1; m++)
         g_string_append_printf (o, " %9s %7s", "value", "%change");
       g_string_append_c (o, '\n');
@@ -253,8 +244,9 @@ grid_table (GString *o, const SimReportData *d, const SimReportMetric *m,
   for (guint a = 2; facet && a < d->axes->len; a++)
     g_string_append_printf (facet_s, ", %s=%s", (char *) g_ptr_array_index (d->axes, a),
                             param_or_dash (facet, g_ptr_array_index (d->axes, a)));
-  g_autofree char *corner = xkey ? g_strdup_printf ("%s \\ %s", short_key (ykey), short_key (xkey))
-                                 : g_strdup (short_key (ykey));
+  g_autofree char *corner = xkey ? g_strdup_printf ("%s \\ %s", sim_report_short_key (ykey),
+                                                    sim_report_short_key (xkey))
+                                 : g_strdup (sim_report_short_key (ykey));
   guint cw = 9, lw = MAX ((guint) strlen (corner), 6u);
   for (guint y = 0; y < ys->len; y++)
     lw = MAX (lw, (guint) strlen (g_ptr_array_index (ys, y)) + 1);
@@ -427,20 +419,6 @@ render_markdown (const SimReportData *d, const SimReportMetric *const *ms, guint
 /* ------------------------------------------------------------------ */
 /* HTML                                                                */
 
-static void
-html_esc (GString *o, const char *s)
-{
-  for (; *s; s++)
-    switch (*s)
-      {
-      case '<': g_string_append (o, "&lt;"); break;
-      case '>': g_string_append (o, "&gt;"); break;
-      case '&': g_string_append (o, "&amp;"); break;
-      case '"': g_string_append (o, "&quot;"); break;
-      default: g_string_append_c (o, *s);
-      }
-}
-
 static const char css[] =
   "body{margin:0;background:#f5f7fa;color:#1f2933;"
   "font:14px/1.45 'DejaVu Sans',Helvetica,Arial,sans-serif}\n"
@@ -519,7 +497,7 @@ html_cards (GString *o, const SimReportData *d, const SimReportMetric *const *ms
       g_autofree char *bs = sim_report_num (bv, ms[m]->decimals);
       g_autofree char *cs = sim_report_change (v, bv);
       g_string_append (o, "<div class=\"card\"><div class=\"k\">best ");
-      html_esc (o, ms[m]->title);
+      sim_svg_escape (o, ms[m]->title);
       g_string_append_printf (o, "</div><div class=\"v\">%s <span class=\"chg %s\">%s</span></div>"
                               "<div class=\"w\">", vs, change_class (ms[m], v, bv),
                               best == d->baseline ? "" : cs);
@@ -530,7 +508,7 @@ html_cards (GString *o, const SimReportData *d, const SimReportMetric *const *ms
       else
         {
           g_string_append_printf (o, "#%u ", e->index);
-          html_esc (o, e->label);
+          sim_svg_escape (o, e->label);
           g_string_append_printf (o, " (baseline %s)", bs);
         }
       g_string_append (o, "</div></div>\n");
@@ -546,13 +524,13 @@ html_table (GString *o, const SimReportData *d, const SimReportMetric *const *ms
   for (guint k = 0; k < d->axes->len; k++)
     {
       g_string_append (o, "<th class=\"p\">");
-      html_esc (o, g_ptr_array_index (d->axes, k));
+      sim_svg_escape (o, g_ptr_array_index (d->axes, k));
       g_string_append (o, "</th>");
     }
   for (guint m = 0; m < n_ms; m++)
     {
       g_string_append (o, "<th>");
-      html_esc (o, ms[m]->title);
+      sim_svg_escape (o, ms[m]->title);
       g_string_append (o, "</th><th>%change</th>");
     }
   g_string_append (o, "<th class=\"p\">id</th></tr>\n");
@@ -564,7 +542,7 @@ html_table (GString *o, const SimReportData *d, const SimReportMetric *const *ms
       for (guint k = 0; k < d->axes->len; k++)
         {
           g_string_append (o, "<td class=\"p\">");
-          html_esc (o, param_or_dash (e, g_ptr_array_index (d->axes, k)));
+          sim_svg_escape (o, param_or_dash (e, g_ptr_array_index (d->axes, k)));
           g_string_append (o, "</td>");
         }
       for (guint m = 0; m < n_ms; m++)
@@ -576,7 +554,7 @@ html_table (GString *o, const SimReportData *d, const SimReportMetric *const *ms
                                   i == d->baseline ? "same" : change_class (ms[m], v, bv), cs);
         }
       g_string_append (o, "<td class=\"p\">");
-      html_esc (o, e->id ? e->id : "");
+      sim_svg_escape (o, e->id ? e->id : "");
       g_string_append (o, "</td></tr>\n");
     }
   g_string_append (o, "</table></div>\n");
@@ -592,10 +570,10 @@ render_html (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
   g_string_append (o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                    "<title>slabsim report: ");
-  html_esc (o, d->title);
+  sim_svg_escape (o, d->title);
   g_string_append_printf (o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
   g_string_append (o, "<h1>slabsim report: ");
-  html_esc (o, d->title);
+  sim_svg_escape (o, d->title);
   g_string_append_printf (o, "</h1>\n<p class=\"lead\">%u result%s", d->entries->len,
                           d->entries->len == 1 ? "" : "s");
   if (d->axes->len)
@@ -605,7 +583,7 @@ render_html (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
         {
           g_string_append (o, k ? (k + 1 == d->axes->len ? " and " : ", ") : "");
           g_string_append (o, "<code>");
-          html_esc (o, g_ptr_array_index (d->axes, k));
+          sim_svg_escape (o, g_ptr_array_index (d->axes, k));
           g_string_append (o, "</code>");
         }
     }
@@ -615,11 +593,11 @@ render_html (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
   for (guint i = 0; i < 3; i++)
     {
       g_string_append_printf (o, "<dt>%s</dt><dd>", labels[i]);
-      html_esc (o, vals[i]);
+      sim_svg_escape (o, vals[i]);
       g_string_append (o, "</dd>");
     }
   g_string_append_printf (o, "<dt>baseline</dt><dd>#%u ", b->index);
-  html_esc (o, b->label);
+  sim_svg_escape (o, b->label);
   if (b->id)
     g_string_append_printf (o, " (%s)", b->id);
   g_string_append (o, "</dd>");
@@ -632,7 +610,7 @@ render_html (const SimReportData *d, const SimReportMetric *const *ms, guint n_m
         if (v == NULL)
           continue;
         g_string_append_printf (o, "<dt>%s</dt><dd>", pl[i]);
-        html_esc (o, v);
+        sim_svg_escape (o, v);
         g_string_append (o, "</dd>");
       }
   }

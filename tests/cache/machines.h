@@ -1,10 +1,14 @@
 /* machines.h - SimMachine structs built in C for the cache tests, so that
  * the directed tests do not depend on the YAML loader.  Latencies are
  * distinct numbers so that a latency names the path that served an access:
- * 65/75 local clean/HITM, 200/250 remote clean/HITM, 180/280 DRAM. */
+ * 65/75 local clean/HITM, 200/250 remote clean/HITM, 180/280 DRAM.  Also
+ * the memory system on such a machine and its invariant check, failing
+ * the test with the model's message. */
 #pragma once
 
+#include "tests/testutil.h"
 #include "sim/config/machine.h"
+#include "models/cache/memsys.h"
 
 enum {
   TM_LOCAL_CLEAN = 65, TM_LOCAL_HITM = 75,
@@ -81,4 +85,31 @@ tm_core2 (void)
   tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 3);
   tm_level (m, "L2", 16384, 8, SIM_REPL_LRU, SIM_INCL_NINE, 2, 14);
   return m;
+}
+
+/* The memory system of @m; the test fails if it cannot be built. */
+static inline SimMemSys *
+tm_memsys_new (SimMachine *m)
+{
+  GError *error = NULL;
+  SimMemSys *ms = sim_memsys_new (m, &error);
+  if (ms == NULL)
+    {
+      print_error ("sim_memsys_new: %s\n", error->message);
+      fail ();
+    }
+  return ms;
+}
+
+/* Fail the test with sim_memsys_check's message when @ms breaks one of
+ * the model's invariants. */
+static inline void
+tm_assert_memsys_ok (SimMemSys *ms)
+{
+  GError *error = NULL;
+  if (!sim_memsys_check (ms, &error))
+    {
+      print_error ("%s\n", error->message);
+      fail ();
+    }
 }

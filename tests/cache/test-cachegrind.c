@@ -104,19 +104,6 @@ read_cachegrind (const char *path, int line, guint64 out[6])
   return found;
 }
 
-static guint64
-json_u64 (const char *json, const char *key)
-{
-  g_autofree char *k = g_strdup_printf ("\"%s\": ", key);
-  const char *p = strstr (json, k);
-  if (p == NULL)
-    {
-      print_error ("no %s in %s\n", key, json);
-      fail ();
-    }
-  return g_ascii_strtoull (p + strlen (k), NULL, 10);
-}
-
 static void
 cross_check (const char *d1, const char *ll, const char *offset)
 {
@@ -143,7 +130,7 @@ cross_check (const char *d1, const char *ll, const char *offset)
   assert_int_equal (rc, 0);
   for (int c = 0; c < 6; c++)
     {
-      guint64 got = json_u64 (out, counter_names[c]);
+      guint64 got = tu_json_uint (out, NULL, counter_names[c]);
       if (got != want[c])
         print_error ("%s: slabsim %" G_GUINT64_FORMAT ", cachegrind %" G_GUINT64_FORMAT "\n",
                      counter_names[c], got, want[c]);

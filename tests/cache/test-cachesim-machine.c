@@ -9,19 +9,6 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
-static guint64
-json_u64 (const char *json, const char *key)
-{
-  g_autofree char *k = g_strdup_printf ("\"%s\": ", key);
-  const char *p = strstr (json, k);
-  if (p == NULL)
-    {
-      print_error ("no %s in %s\n", key, json);
-      fail ();
-    }
-  return g_ascii_strtoull (p + strlen (k), NULL, 10);
-}
-
 static char *
 sample (void)
 {
@@ -69,10 +56,10 @@ test_json_per_cpu (void **state)
   tu_assert_contains (out, "\"dram\": {\"local\": ");
   tu_assert_contains (out, "{\"cpu\": 15, ");
   /* The sample shares lines between CPUs: coherence traffic must show. */
-  assert_true (json_u64 (out, "hitm") > 0);
-  assert_true (json_u64 (out, "invalidations_sent") > 0);
-  assert_true (json_u64 (out, "cross_socket") > 0);
-  assert_true (json_u64 (out, "cycles") > 0);
+  assert_true (tu_json_uint (out, NULL, "hitm") > 0);
+  assert_true (tu_json_uint (out, NULL, "invalidations_sent") > 0);
+  assert_true (tu_json_uint (out, NULL, "cross_socket") > 0);
+  assert_true (tu_json_uint (out, NULL, "cycles") > 0);
   /* Same input, same bytes. */
   g_autofree char *again = NULL;
   assert_int_equal (tu_run (&again, NULL, (const char *[]) { "cachesim", "--machine",

@@ -11,19 +11,6 @@
 
 #define A 0x1000u      /* home node 0 */
 
-static SimMemSys *
-new_ms (SimMachine *m)
-{
-  GError *error = NULL;
-  SimMemSys *ms = sim_memsys_new (m, &error);
-  if (ms == NULL)
-    {
-      print_error ("sim_memsys_new: %s\n", error->message);
-      fail ();
-    }
-  return ms;
-}
-
 static guint32
 acc (SimMemSys *ms, guint cpu, guint64 addr, SimAccKind k)
 {
@@ -37,7 +24,7 @@ static void
 run_pingpong (guint cpu_a, guint cpu_b, guint64 off_b, guint lat, gboolean cross)
 {
   g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 10; i++)
     {
       guint cpu = i % 2 ? cpu_b : cpu_a;
@@ -97,7 +84,7 @@ static void
 run_read_share (SimCoherence coh)
 {
   g_autoptr (SimMachine) m = tm_2x2 (coh);
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   assert_int_equal (acc (ms, 0, A, SIM_ACC_READ), TM_DRAM_LOCAL);
   assert_int_equal (acc (ms, 1, A, SIM_ACC_READ), TM_LOCAL_CLEAN);
   assert_int_equal (acc (ms, 2, A, SIM_ACC_READ),
@@ -146,7 +133,7 @@ test_moesi_owned (void **state)
 {
   (void) state;
   g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MOESI);
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_DRAM_LOCAL);
   assert_int_equal (acc (ms, 2, A, SIM_ACC_READ), TM_REMOTE_HITM);
   assert_int_equal (acc (ms, 3, A, SIM_ACC_READ), TM_REMOTE_HITM);
@@ -168,7 +155,7 @@ test_mesi_writeback_on_share (void **state)
 {
   (void) state;
   g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESI);
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_DRAM_LOCAL);
   assert_int_equal (acc (ms, 2, A, SIM_ACC_READ), TM_REMOTE_HITM);
   assert_int_equal (acc (ms, 3, A, SIM_ACC_READ), 40);
@@ -189,7 +176,7 @@ test_inclusive_l3_back_invalidation (void **state)
 {
   (void) state;
   g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   const guint64 a = 0;
   acc (ms, 0, a, SIM_ACC_WRITE);
   for (guint k = 1; k <= 7; k++)
@@ -213,7 +200,7 @@ test_dram_numa (void **state)
 {
   (void) state;
   g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   const guint64 G = G_GUINT64_CONSTANT (1) << 30;
   assert_int_equal (sim_memsys_home_node (ms, 0), 0);
   assert_int_equal (sim_memsys_home_node (ms, G - 1), 0);
@@ -236,7 +223,7 @@ test_dram_interleaved (void **state)
   (void) state;
   g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
   m->numa = FALSE;
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   const guint mean = (TM_DRAM_LOCAL + TM_DRAM_REMOTE) / 2;
   assert_int_equal (sim_memsys_home_node (ms, 0), 0);
   assert_int_equal (sim_memsys_home_node (ms, 4096), 1);
@@ -262,7 +249,7 @@ test_core2_pairs (void **state)
 {
   (void) state;
   g_autoptr (SimMachine) m = tm_core2 ();
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_DRAM_LOCAL);
   assert_int_equal (acc (ms, 1, A, SIM_ACC_READ), TM_LOCAL_HITM);
   assert_int_equal (acc (ms, 2, A, SIM_ACC_READ), TM_LOCAL_HITM);
@@ -289,7 +276,7 @@ test_smt_siblings_share (void **state)
   g_autoptr (SimMachine) m = tm_new (1, 2, 2, SIM_COH_MESIF);
   tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L3", 8192, 8, SIM_REPL_LRU, SIM_INCL_INCLUSIVE, 0, 40);
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   assert_int_equal (acc (ms, 0, A, SIM_ACC_WRITE), TM_DRAM_LOCAL);
   assert_int_equal (acc (ms, 1, A, SIM_ACC_WRITE), 4);
   assert_int_equal (acc (ms, 2, A, SIM_ACC_READ), TM_LOCAL_HITM);
@@ -297,17 +284,6 @@ test_smt_siblings_share (void **state)
   sim_memsys_total_stats (ms, &t);
   assert_int_equal (t.invalidations_sent, 0);
   assert_int_equal (t.hitm, 1);
-}
-
-static void
-assert_check (SimMemSys *ms)
-{
-  GError *error = NULL;
-  if (!sim_memsys_check (ms, &error))
-    {
-      print_error ("%s\n", error->message);
-      fail ();
-    }
 }
 
 /* A non-inclusive L2 drops a line its L1 keeps hitting (L1 hits do not
@@ -319,7 +295,7 @@ test_l2_drops_line_l1_keeps (void **state)
 {
   (void) state;
   g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   acc (ms, 0, A, SIM_ACC_READ);
   for (guint k = 1; k <= 4; k++)
     {
@@ -328,12 +304,12 @@ test_l2_drops_line_l1_keeps (void **state)
     }
   assert_true (sim_memsys_holds (ms, 0, 0, A));
   assert_false (sim_memsys_holds (ms, 0, 1, A));
-  assert_check (ms);
+  tm_assert_memsys_ok (ms);
   acc (ms, 0, A + 5 * 1024, SIM_ACC_READ);
   acc (ms, 0, A + 6 * 1024, SIM_ACC_READ);   /* A leaves L1, clean */
   assert_false (sim_memsys_holds (ms, 0, 0, A));
   assert_true (sim_memsys_holds (ms, 0, 2, A));
-  assert_check (ms);
+  tm_assert_memsys_ok (ms);
   /* Core 1 reads it: the socket's L3 serves it, no other core is snooped. */
   assert_int_equal (acc (ms, 1, A, SIM_ACC_READ), 40);
 }
@@ -344,7 +320,7 @@ test_l2_drops_line_l1_keeps (void **state)
 static void
 stress (SimMachine *m)
 {
-  g_autoptr (SimMemSys) ms = new_ms (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   guint64 x = 12345;
   for (guint i = 0; i < 100000; i++)
     {
@@ -403,8 +379,8 @@ test_prefetch_changes_nothing (void **state)
 {
   (void) state;
   g_autoptr (SimMachine) m = tm_2x2 (SIM_COH_MESIF);
-  g_autoptr (SimMemSys) a = new_ms (m);
-  g_autoptr (SimMemSys) b = new_ms (m);
+  g_autoptr (SimMemSys) a = tm_memsys_new (m);
+  g_autoptr (SimMemSys) b = tm_memsys_new (m);
   same_with_prefetch (a, b, m->n_cpus);
   GError *error = NULL;
   assert_true (sim_memsys_check (b, &error));
@@ -424,8 +400,8 @@ static void
 same_in_batches (SimMachine *m)
 {
   GError *error = NULL;
-  g_autoptr (SimMemSys) a = new_ms (m);
-  g_autoptr (SimMemSys) b = new_ms (m);
+  g_autoptr (SimMemSys) a = tm_memsys_new (m);
+  g_autoptr (SimMemSys) b = tm_memsys_new (m);
   guint64 x = 4242;
   SimMemRef refs[300];
   for (guint round = 0; round < 300; round++)
@@ -541,7 +517,7 @@ test_stress_common_shape (void **state)
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     {
       g_autoptr (SimMachine) m = tm_common_shape (v[i].coh, v[i].r1, v[i].r23);
-      g_autoptr (SimMemSys) ms = new_ms (m);
+      g_autoptr (SimMemSys) ms = tm_memsys_new (m);
       assert_true (memsys_shape_3l (ms));
       stress (m);
     }

@@ -3,6 +3,7 @@
 #include "tests/testutil.h"
 #include "tests/cache/machines.h"
 #include "models/cache/memsys.h"
+#include "models/cache/memsys-internal.h"   /* memsys_cg_set_simd, the tag arrays */
 #include "sim/core/errors.h"
 
 #include <string.h>
@@ -14,19 +15,6 @@ static SimMachine *
 one_core (void)
 {
   return tm_new (1, 1, 1, SIM_COH_MESI);
-}
-
-static SimMemSys *
-memsys_or_fail (SimMachine *m)
-{
-  GError *error = NULL;
-  SimMemSys *ms = sim_memsys_new (m, &error);
-  if (ms == NULL)
-    {
-      print_error ("sim_memsys_new: %s\n", error->message);
-      fail ();
-    }
-  return ms;
 }
 
 static void
@@ -63,7 +51,7 @@ test_lru_order (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);   /* one set */
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 4; i++)
     rd (ms, LINE (i));            /* A B C D */
   rd (ms, LINE (0));              /* A is MRU: B is now LRU */
@@ -123,7 +111,7 @@ run_lru_reference (guint l1_ways, guint l2_sets, guint l2_ways, guint64 seed)
   tm_level (m, "L1d", (guint64) l1_ways * 64, l1_ways, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L2", (guint64) l2_sets * l2_ways * 64, l2_ways, SIM_REPL_LRU,
             SIM_INCL_INCLUSIVE, 1, 10);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   RefSet l1 = { .cap = l1_ways }, l2[8];
   assert_true (l2_sets <= 8 && l1_ways <= REF_MAX && l2_ways <= REF_MAX);
   for (guint i = 0; i < l2_sets; i++)
@@ -174,12 +162,7 @@ run_lru_reference (guint l1_ways, guint l2_sets, guint l2_ways, guint64 seed)
     }
   assert_true (back_inv >= 50);   /* the removals were exercised */
   assert_int_equal (sim_memsys_cpu_stats (ms, 0)->back_invalidations, back_inv);
-  GError *error = NULL;
-  if (!sim_memsys_check (ms, &error))
-    {
-      print_error ("%s\n", error->message);
-      fail ();
-    }
+  tm_assert_memsys_ok (ms);
 }
 
 static void
@@ -201,7 +184,7 @@ test_plru_4 (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 256, 4, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 4; i++)
     rd (ms, LINE (i));
   assert_holds (ms, 0, 8, 0x0f);
@@ -223,7 +206,7 @@ test_plru_8 (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 512, 8, SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 8; i++)
     rd (ms, LINE (i));
   static const guint victims[] = { 0, 4, 2, 6, 1 };
@@ -242,7 +225,7 @@ random_run (guint64 seed)
   g_autoptr (SimMachine) m = one_core ();
   m->seed = seed;
   tm_level (m, "L1d", 256, 4, SIM_REPL_RANDOM, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   for (guint i = 0; i < 200; i++)
     rd (ms, LINE ((i * 7) % 31));
   guint32 mask = 0;
@@ -273,7 +256,7 @@ test_writebacks_one_level (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 128, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   wr (ms, LINE (0));
   wr (ms, LINE (1));
   rd (ms, LINE (2));            /* evicts dirty 0 */
@@ -293,7 +276,7 @@ test_writebacks_two_levels (void **state)
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 128, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L2", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 10);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   wr (ms, LINE (0));
   rd (ms, LINE (1));
   rd (ms, LINE (2));
@@ -315,7 +298,7 @@ run_inclusion (SimInclusion incl, gboolean l1_keeps, guint64 back_inv)
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 256, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L2", 128, 2, SIM_REPL_LRU, incl, 1, 10);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   rd (ms, LINE (0));
   rd (ms, LINE (1));
   rd (ms, LINE (2));
@@ -351,7 +334,7 @@ test_exclusive (void **state)
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
   tm_level (m, "L2", 1024, 1, SIM_REPL_LRU, SIM_INCL_EXCLUSIVE, 1, 10);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   assert_int_equal (sim_memsys_access (ms, 0, 0, 8, SIM_ACC_READ), TM_DRAM_LOCAL);
   assert_int_equal (sim_memsys_access (ms, 0, 512, 8, SIM_ACC_READ), TM_DRAM_LOCAL);
   /* Demand fills skip the victim level. */
@@ -381,7 +364,7 @@ test_straddle_full (void **state)
   (void) state;
   g_autoptr (SimMachine) m = one_core ();
   tm_level (m, "L1d", 1024, 2, SIM_REPL_LRU, SIM_INCL_NINE, 1, 4);
-  g_autoptr (SimMemSys) ms = memsys_or_fail (m);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
   sim_memsys_access (ms, 0, 60, 8, SIM_ACC_READ);
   assert_true (sim_memsys_holds (ms, 0, 0, 0));
   assert_true (sim_memsys_holds (ms, 0, 0, 64));
@@ -536,6 +519,71 @@ test_cachegrind_batches_match_reference (void **state)
   run_cachegrind_batches (4, 2, 8, 2);   /* the loop with the ways at run time */
 }
 
+/* The forms of Cachegrind mode's 16-way LL lookup past way 1 (the search
+ * loop, SSE2 and AVX2, the last in its own copy of the batch loop; the
+ * model takes the host's best) leave the same state: the same batches
+ * through one model per form this host runs, every counter and every way
+ * of both levels' tag arrays (the move-to-front order, not only what is
+ * held) compared after each batch.  The trace alternates phases whose LL
+ * hits land anywhere in the set (the branch-free forms' case) with phases
+ * of a few hot lines per set (the loop's), some references straddling. */
+static void
+test_cachegrind_simd_forms_agree (void **state)
+{
+  (void) state;
+  enum { FORMS = 3 };
+  GError *error = NULL;
+  SimMemSys *ms[FORMS];
+  guint form[FORMS];
+  for (guint f = 0; f < FORMS; f++)
+    {
+      /* The default ways (8 and 16: the loops with constant ways), few sets. */
+      ms[f] = sim_memsys_new_cachegrind (8 * 4 * 64, 8, 64, 16 * 8 * 64, 16, 64, &error);
+      assert_non_null (ms[f]);
+      form[f] = memsys_cg_set_simd (ms[f], f);
+      assert_true (form[f] <= f);
+    }
+  if (form[FORMS - 1] != FORMS - 1)
+    print_message ("note: this host runs forms 0 to %u of %u only\n", form[FORMS - 1], FORMS - 1);
+  const guint universe = 8 * 16 + 40;
+  guint64 x = 7;
+  guint deep_batches = 0;
+  SimMemRef refs[300];
+  for (guint round = 0; round < 600; round++)
+    {
+      gboolean spread = round % 6 < 3;
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      guint n = round % 5 == 0 ? 1 : 1 + (guint) ((x >> 33) % 300);
+      for (guint i = 0; i < n; i++)
+        {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          guint64 line = spread ? (x >> 20) % universe : (x >> 20) % 24;
+          guint64 addr = LINE (line) + ((x >> 50) % 16 == 0 ? 60 : 8);   /* 60: straddles */
+          refs[i] = (SimMemRef) { addr, 8, 0, (guint8) ((x >> 44) % 3), 0 };
+        }
+      deep_batches += ms[0]->cg_deep;
+      for (guint f = 0; f < FORMS; f++)
+        assert_int_equal (ms[f]->cg_deep, ms[0]->cg_deep);
+      for (guint f = 0; f < FORMS; f++)
+        sim_memsys_access_refs (ms[f], refs, n);
+      const SimCpuMemStats *s0 = sim_memsys_cpu_stats (ms[0], 0);
+      for (guint f = 1; f < FORMS; f++)
+        {
+          const SimCpuMemStats *s = sim_memsys_cpu_stats (ms[f], 0);
+          assert_memory_equal (s->level, s0->level, sizeof s->level[0] * 2);
+          for (guint l = 0; l < 2; l++)
+            {
+              const Level *L = &ms[f]->lv[l], *L0 = &ms[0]->lv[l];
+              assert_memory_equal (L->tag, L0->tag, (gsize) L->sets * L->ways * sizeof (guint64));
+            }
+        }
+    }
+  /* The branch-free forms ran in many batches, and so did the loop. */
+  assert_true (deep_batches >= 100 && deep_batches <= 500);
+  for (guint f = 0; f < FORMS; f++)
+    sim_memsys_free (ms[f]);
+}
+
 static void
 test_bad_geometry (void **state)
 {
@@ -579,6 +627,7 @@ main (void)
     cmocka_unit_test (test_straddle_full),
     cmocka_unit_test (test_cachegrind_straddle),
     cmocka_unit_test (test_cachegrind_batches_match_reference),
+    cmocka_unit_test (test_cachegrind_simd_forms_agree),
     cmocka_unit_test (test_bad_geometry),
   };
   return cmocka_run_group_tests_name ("cache-replacement", tests, NULL, NULL);

@@ -27,15 +27,6 @@ teardown (void **state)
   return 0;
 }
 
-static guint
-count (const char *hay, const char *needle)
-{
-  guint n = 0;
-  for (const char *p = hay; (p = strstr (p, needle)); p += strlen (needle))
-    n++;
-  return n;
-}
-
 static const char warn_tail[] = "slub@6.18: slub_max_order=99 is 10 in effect, as the kernel's "
                                 "parameter code sets it\n";
 
@@ -60,7 +51,7 @@ test_validate (void **state)
                                                           NULL }), 0);
   g_autofree char *want = g_strconcat ("slabsim validate: warning: ", warn_tail, NULL);
   tu_assert_contains (err, want);
-  assert_int_equal (count (err, "warning:"), 1);
+  assert_int_equal (tu_count (err, "warning:"), 1);
   assert_int_equal (tu_run (NULL, &err3, (const char *[]) { "validate", "-a",
                                                            "slub@6.18:slub_max_order=3", trace,
                                                            NULL }), 0);
@@ -106,8 +97,8 @@ test_sweep (void **state)
   g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
   g_autofree char *err = NULL;
   assert_int_equal (tu_run (NULL, &err, (const char *[]) { "sweep", plan, "-o", out_dir, NULL }), 0);
-  assert_int_equal (count (err, "slabsim sweep: warning: slub@6.18: slub_max_order=99 is 10 in "
-                                "effect"), 2);
+  assert_int_equal (tu_count (err, "slabsim sweep: warning: slub@6.18: slub_max_order=99 is 10 in "
+                                   "effect"), 2);
   assert_null (strstr (err, "slub_max_order=3 is"));
   g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", dir);
   assert_int_equal (system (cmd), 0);

@@ -3,12 +3,16 @@
  * gzip-compressed, and its `trace-cmd report -t` text read as the very same
  * events; `run` of the .dat equals `run` of the text and its golden; cut,
  * flipped and foreign headers are errors naming the file, never a crash;
- * trace-cmd report's dropped-event markers count in text as in the .dat.
+ * trace-cmd report's dropped-event markers count in text as in the .dat;
+ * libtracecmd's child is this program started afresh, so other threads
+ * busy in malloc cannot leave it a held lock.
  * Without libtracecmd in the build: the error that says how to convert. */
 #include "tests/testutil.h"
 #include "traces/reader.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 #define SAMPLE "traces/samples/hackbench-T-g1-l2"
@@ -118,6 +122,77 @@ test_memory_stream (void **state)
   assert_null (error);
   g_autoptr (SimTraceReader) f = open_sample (".dat");
   assert_same_events (r, f);
+}
+
+/* The child that runs libtracecmd is this program started afresh, not a
+ * fork of it: while the reader is open (from the main thread, whose task id
+ * is the pid), its one child's command line is the
+ * child's marker (a fork would show this test's own). */
+static void
+test_child_is_exec (void **state)
+{
+  (void) state;
+  g_autofree char *kids = NULL;
+  g_autofree char *task = g_strdup_printf ("/proc/self/task/%d/children", (int) getpid ());
+  if (!g_file_get_contents (task, &kids, NULL, NULL))
+    skip ();                    /* a kernel without CONFIG_PROC_CHILDREN */
+  g_clear_pointer (&kids, g_free);
+  g_autoptr (SimTraceReader) r = open_sample (".dat");
+  assert_true (g_file_get_contents (task, &kids, NULL, NULL));
+  int pid = atoi (kids);
+  assert_true (pid > 0);
+  g_autofree char *cl = g_strdup_printf ("/proc/%d/cmdline", pid);
+  g_autofree char *cmd = NULL;
+  gsize len = 0;
+  assert_true (g_file_get_contents (cl, &cmd, &len, NULL));
+  assert_string_equal (cmd, "slabsim: trace.dat report");
+  assert_int_equal (len, strlen ("slabsim: trace.dat report") + 1);
+}
+
+/* Other threads busy in malloc while readers start children (a fork here
+ * could copy an allocator lock held by one of them); and the child's marker
+ * in this process's own environment changes nothing. */
+static volatile gint busy_stop;
+
+static gpointer
+busy_alloc (gpointer data)
+{
+  (void) data;
+  guint64 n = 0;
+  while (!g_atomic_int_get (&busy_stop))
+    {
+      void *p[16];
+      for (int i = 0; i < 16; i++)
+        p[i] = g_malloc (16 + (n++ % 4096));
+      for (int i = 0; i < 16; i++)
+        g_free (p[i]);
+    }
+  return NULL;
+}
+
+static void
+test_threads_allocating (void **state)
+{
+  (void) state;
+  g_setenv ("SLABSIM_TRACE_DAT_CHILD", "1", TRUE);
+  g_atomic_int_set (&busy_stop, 0);
+  GThread *t[2];
+  for (int i = 0; i < 2; i++)
+    t[i] = g_thread_new ("busy", busy_alloc, NULL);
+  for (int round = 0; round < 12; round++)
+    {
+      g_autoptr (SimTraceReader) r = open_sample (".dat");
+      SimTraceEvent e;
+      GError *error = NULL;
+      while (sim_trace_reader_next (r, &e, &error))
+        ;
+      assert_null (error);
+      assert_int_equal (sim_trace_reader_stats (r)->events, 8748);
+    }
+  g_atomic_int_set (&busy_stop, 1);
+  for (int i = 0; i < 2; i++)
+    g_thread_join (t[i]);
+  g_unsetenv ("SLABSIM_TRACE_DAT_CHILD");
 }
 
 /* `run` of the .dat prints what `run` of its report text prints (but the
@@ -274,6 +349,8 @@ main (void)
 #ifdef HAVE_LIBTRACECMD
     cmocka_unit_test (test_same_as_report),
     cmocka_unit_test (test_memory_stream),
+    cmocka_unit_test (test_child_is_exec),
+    cmocka_unit_test (test_threads_allocating),
     cmocka_unit_test (test_run_golden),
     cmocka_unit_test (test_corrupt),
 #else

@@ -42,15 +42,6 @@ test_golden_text_md (void **state)
   tu_assert_contains (txt, "slub@6.18:slub_max_order=3");
 }
 
-static guint
-count (const char *hay, const char *needle)
-{
-  guint n = 0;
-  for (const char *p = hay; (p = strstr (p, needle)); p += strlen (needle))
-    n++;
-  return n;
-}
-
 /* The HTML page, checked without a browser. */
 static void
 test_html (void **state)
@@ -81,7 +72,7 @@ test_html (void **state)
   tu_assert_contains (html, "<h2>Side by side</h2>");
   assert_null (strstr (html, "Over the sweep grid"));
   /* Unique column headers: the allocator column only once. */
-  assert_int_equal (count (html, "<th class=\"p\">allocator</th>"), 1);
+  assert_int_equal (tu_count (html, "<th class=\"p\">allocator</th>"), 1);
   /* The memory hierarchy below L1, cost in ns, peak and end-of-run memory. */
   tu_assert_contains (html, "L2 misses per operation");
   tu_assert_contains (html, "L3 misses per operation");
@@ -102,7 +93,7 @@ test_html (void **state)
   g_autofree char *h2 = NULL;
   assert_int_equal (tu_run (&h2, NULL, (const char *[]) { "report", fx, "--format", "html",
                                                           "--threshold", "999", NULL }), 0);
-  assert_int_equal (count (h2, "no result beats the baseline by 999.0% or more"), 4);
+  assert_int_equal (tu_count (h2, "no result beats the baseline by 999.0% or more"), 4);
   g_autofree char *err = NULL;
   assert_int_equal (tu_run (NULL, &err, (const char *[]) { "report", fx, "--threshold", "-1", NULL }), 2);
   tu_assert_contains (err, "--threshold");

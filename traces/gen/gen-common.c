@@ -461,6 +461,16 @@ sim_gen_not_owned (gpointer data)
 }
 
 void
+sim_gen_spawn_pair (SimGen *g, guint i, const char *comm_a, SimGenStepFn step_a,
+                    const char *comm_b, SimGenStepFn step_b, gpointer data)
+{
+  SimGenTask *a = sim_gen_spawn (g, comm_a, sim_gen_place (g, 2 * i), step_a, data);
+  SimGenTask *b = sim_gen_spawn (g, comm_b, sim_gen_place (g, 2 * i + 1), step_b, data);
+  a->destroy = sim_gen_not_owned;
+  b->destroy = sim_gen_not_owned;
+}
+
+void
 sim_gen_own (SimGen *g, gpointer data, GDestroyNotify destroy)
 {
   g_ptr_array_add (g->owned, data);

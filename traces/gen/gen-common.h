@@ -155,6 +155,12 @@ guint        sim_gen_ncpus (SimGen *g);
 /* Create a task on @cpu; @comm is interned. */
 SimGenTask  *sim_gen_spawn (SimGen *g, const char *comm, guint cpu,
                             SimGenStepFn step, gpointer data);
+/* The @i-th pair of a two-sided workload (sender and receiver, client and
+ * server): @comm_a running @step_a on placement slot 2i, then @comm_b
+ * running @step_b on slot 2i + 1, both on @data, which the caller owns
+ * through sim_gen_own (the tasks leave it alone). */
+void         sim_gen_spawn_pair (SimGen *g, guint i, const char *comm_a, SimGenStepFn step_a,
+                                 const char *comm_b, SimGenStepFn step_b, gpointer data);
 /* Keep @data until the run ends, then @destroy it. */
 void         sim_gen_own (SimGen *g, gpointer data, GDestroyNotify destroy);
 /* A task's destroy for data owned through sim_gen_own and shared by

@@ -125,11 +125,7 @@ setup (SimGen *g, const SimGenOptions *o, GError **error)
       sim_gen_skbq_init (&u->deferred);
       u->total = o->loops;
       u->defer = o->era.version >= SIM_GEN_KVER (6, 0, 0);
-      SimGenTask *s = sim_gen_spawn (g, "netperf", sim_gen_place (g, 2 * i), sender_step, u);
-      SimGenTask *r = sim_gen_spawn (g, "netserver", sim_gen_place (g, 2 * i + 1),
-                                     receiver_step, u);
-      s->destroy = sim_gen_not_owned;
-      r->destroy = sim_gen_not_owned;
+      sim_gen_spawn_pair (g, i, "netperf", sender_step, "netserver", receiver_step, u);
     }
   return TRUE;
 }

@@ -130,11 +130,7 @@ setup (SimGen *g, const SimGenOptions *o, GError **error)
       sim_gen_skbq_init (&b->to_server);
       sim_gen_skbq_init (&b->to_client);
       b->rounds = o->loops;
-      SimGenTask *c = sim_gen_spawn (g, "tbench", sim_gen_place (g, 2 * i), client_step, b);
-      SimGenTask *s = sim_gen_spawn (g, "tbench_srv", sim_gen_place (g, 2 * i + 1),
-                                     server_step, b);
-      c->destroy = sim_gen_not_owned;
-      s->destroy = sim_gen_not_owned;
+      sim_gen_spawn_pair (g, i, "tbench", client_step, "tbench_srv", server_step, b);
     }
   return TRUE;
 }
