@@ -536,7 +536,7 @@ test_stress_plru_valid_bits (void **state)
   (void) state;
   {
     g_autoptr (SimMachine) m = tm_common_shape (SIM_COH_MOESI, SIM_REPL_PLRU, SIM_REPL_PLRU);
-    g_autoptr (SimMemSys) ms = new_ms (m);
+    g_autoptr (SimMemSys) ms = tm_memsys_new (m);
     assert_true (memsys_shape_3l (ms));
     stress (m);
   }
