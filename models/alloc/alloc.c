@@ -218,13 +218,12 @@ sim_op_instr (SimOp *op, guint n)
   instr_slow (op, n);
 }
 
-/* A special instruction: microcoded (irq save/restore, call/ret, preempt
- * count, spin unlock) it holds dispatch for its cost; it is one entry of
- * the window. */
+/* A special instruction of @c cycles (sim_op_xcost, alloc.h, whose inline
+ * part has handled a pipeline with a clear window): it holds dispatch for
+ * its cost; it is one entry of the window. */
 void
-sim_op_xcost (SimOp *op, SimXCost x)
+sim_op_xcost_slow (SimOp *op, guint c)
 {
-  guint c = op->core->cost[x];
   SimCoreState *cs = op->cs;
   if (op->rob)
     {

@@ -164,8 +164,34 @@ sim_op_stall (SimOp *op, SimTime until)
 void sim_op_instr (SimOp *op, guint n);
 
 /* Charge one special instruction (or idiom) of the machine's cost table:
- * SIM_X_IRQ_SAVE, SIM_X_PREEMPT, SIM_X_CALL, ... */
-void sim_op_xcost (SimOp *op, SimXCost x);
+ * SIM_X_IRQ_SAVE, SIM_X_PREEMPT, SIM_X_CALL, ...  Microcoded (irq
+ * save/restore, call/ret, preempt count, spin unlock), it holds dispatch
+ * for its cost and is one entry of the reorder window.  Inline below: the
+ * common case (a pipeline whose window does not stop this one
+ * instruction) is a few stores; the rest is sim_op_xcost_slow. */
+static inline void sim_op_xcost (SimOp *op, SimXCost x);
+void sim_op_xcost_slow (SimOp *op, guint cycles);
+
+static inline void
+sim_op_xcost (SimOp *op, SimXCost x)
+{
+  guint c = op->core->cost[x];
+  SimCoreState *cs = op->cs;
+  /* op->rob is only set when the op keeps a pipeline (cs).  The window is
+   * clear for one more instruction (alloc.c window_clear): dispatch moves
+   * on by one, then the cost is charged and the CPU's latest time noted. */
+  if (G_LIKELY (op->rob != 0)
+      && G_LIKELY (cs->rob_n == 0 || cs->rob_seq[cs->rob_head] + op->rob >= cs->seq + 1))
+    {
+      cs->seq++;
+      op->t += c;
+      op->cost.instr += c;
+      if (op->t > cs->t_hi)
+        cs->t_hi = op->t;
+      return;
+    }
+  sim_op_xcost_slow (op, c);
+}
 
 static inline void sim_op_irqsave    (SimOp *op) { sim_op_xcost (op, SIM_X_IRQ_SAVE); }
 static inline void sim_op_irqrestore (SimOp *op) { sim_op_xcost (op, SIM_X_IRQ_RESTORE); }

@@ -325,7 +325,10 @@ node_of_cpu (const SimSlab *m, guint cpu)
 {
   if (m->n_nodes == 1)
     return 0;
-  return sim_machine_socket_of (m->env.machine, cpu) % m->n_nodes;
+  /* A socket is a node (n_nodes is the sockets): no division unless a
+   * socket number wraps. */
+  guint socket = sim_machine_socket_of (m->env.machine, cpu);
+  return G_LIKELY (socket < m->n_nodes) ? socket : socket % m->n_nodes;
 }
 
 static inline guint64

@@ -355,7 +355,10 @@ sim_slqb_node_of_cpu (const SimSlqb *m, guint cpu)
 {
   if (m->n_nodes == 1)
     return 0;
-  return sim_machine_socket_of (m->env.machine, cpu) % m->n_nodes;
+  /* A socket is a node (n_nodes is the sockets): no division unless a
+   * socket number wraps. */
+  guint socket = sim_machine_socket_of (m->env.machine, cpu);
+  return G_LIKELY (socket < m->n_nodes) ? socket : socket % m->n_nodes;
 }
 
 /* get_cpu_slab: s->cpu_slab, then the array element. */

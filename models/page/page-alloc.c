@@ -167,6 +167,13 @@ struct SimPageAlloc {
   SimPageEra  era;
   guint       n_nodes;
   guint       n_cpus;
+  /* The node of an address, (addr / node_bytes) % n_nodes, as a shift
+   * and a mask when both are powers of two (every bundled machine), so
+   * the lookups every free makes divide nothing (host speed only):
+   * node_shift 0 means divide; a machine without NUMA has mask 0 (node 0
+   * for every address) and shift 63 (any but 0). */
+  guint       node_shift;
+  guint       node_mask;
   guint64     managed_bytes, static_bytes;
   PaZone     *zones;         /* [n_nodes] */
   PaPcp      *pcp;           /* [n_cpus][n_nodes][2] */
@@ -187,7 +194,10 @@ pa_pcp (SimPageAlloc *pa, guint cpu, guint node, guint which)
 static inline guint
 pa_cpu_node (const SimPageAlloc *pa, guint cpu)
 {
-  return pa->m->numa ? sim_machine_socket_of (pa->m, cpu) % pa->n_nodes : 0;
+  if (!pa->m->numa)
+    return 0;
+  guint socket = sim_machine_socket_of (pa->m, cpu);
+  return G_LIKELY (socket < pa->n_nodes) ? socket : socket % pa->n_nodes;
 }
 
 static inline SimAddr
@@ -903,6 +913,8 @@ pa_drain_all (SimPageAlloc *pa, SimOp *op)
 static inline guint
 pa_node_of (const SimPageAlloc *pa, SimAddr addr)
 {
+  if (G_LIKELY (pa->node_shift != 0))
+    return (guint) (addr >> pa->node_shift) & pa->node_mask;
   return pa->m->numa ? (guint) ((addr / pa->m->node_bytes) % pa->n_nodes) : 0;
 }
 
@@ -1324,6 +1336,17 @@ sim_page_alloc_new (const SimMachine *m, SimMemSys *mem, const SimPageParams *p,
   pa->era = p->era;
   pa->n_nodes = n_nodes;
   pa->n_cpus = m->n_cpus;
+  if (!m->numa)
+    {
+      pa->node_shift = 63;
+      pa->node_mask = 0;
+    }
+  else if (m->node_bytes > 1 && (m->node_bytes & (m->node_bytes - 1)) == 0
+           && (n_nodes & (n_nodes - 1)) == 0)
+    {
+      pa->node_shift = (guint) __builtin_ctzll (m->node_bytes);
+      pa->node_mask = n_nodes - 1;
+    }
   pa->managed_bytes = managed;
   pa->static_bytes = stat;
   pa->zones = g_new0 (PaZone, n_nodes);
