@@ -1233,6 +1233,8 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
   for (guint i = 0; i < n; i++)
     {
       const SimTraceEvent *ev = &evs[i];
+      if (i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
+        sim_trace_account_prefetch (rp->acct, evs[i + SIM_ACCOUNT_PREFETCH_AHEAD].ptr);
       if (opt->progress && (++rp->n_read & 0xffff) == 0)
         opt->progress (rp->out->events, opt->progress_data);
       if (!apply_untraced (rp, ev, error) || !replay_event (rp, ev, error))
