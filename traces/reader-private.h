@@ -59,6 +59,10 @@ struct _SimTraceReader {
     guint64   block_offset;
     guint64   records;
     gboolean  trailer;
+    /* The spool variant (traces/native.h): records coded against the
+     * block's previous record of their kind (all zero at its start). */
+    gboolean  spool;
+    SimTraceEvent prev[SIM_TRACE_N_KINDS];
   } nat;
 
   /* The text parser's memo of interned strings (traces/reader.c,
@@ -68,6 +72,11 @@ struct _SimTraceReader {
    * of the whole string.  0 = empty. */
   guint32 memo[4][256];
 
+  /* The fast path's memos (traces/reader-fast.c), made at its first line. */
+  struct _SimTraceFast *fast;
+  /* Every line through the careful parser (tests compare the two). */
+  gboolean careful_only;
+
   /* The text parser's guess of each event kind's field order
    * (traces/reader.c, parse_fields): the key id seen after key id i last
    * time, 0 = none yet.  Only a guess: every key is still checked. */
@@ -76,6 +85,16 @@ struct _SimTraceReader {
   /* A trace-cmd trace.dat (traces/reader-tracecmd.c); NULL otherwise. */
   struct _SimTraceDat *dat;
 };
+
+/* The text parser's fast path (traces/reader-fast.c): TRUE with @ev read
+ * when the line [@p, @e) (no newline) has the common shape and reads
+ * without a doubt; FALSE, with nothing changed but field-order guesses,
+ * when the careful parser must read it. */
+gboolean sim_trace_fast_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev);
+typedef struct _SimTraceFast SimTraceFast;
+void     sim_trace_fast_free (SimTraceFast *f);
+/* Lines the fast path has read (tests). */
+guint64  sim_trace_fast_accepted (SimTraceReader *r);
 
 /* Ensure at least @need unread bytes (fewer only at end of input); returns
  * the number available, or -1 with @error set. */
