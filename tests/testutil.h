@@ -34,6 +34,10 @@ char *tu_sweep_on_trace (const char *rel_yaml, const char *trace);
  * fails the test when either is missing. */
 guint64 tu_json_uint (const char *json, const char *anchor, const char *key);
 
+/* @out after its first line (a report's, which names the trace and so
+ * differs between runs on copies of one file); fails the test when @out
+ * has no newline. */
+const char *tu_after_first_line (const char *out);
 /* How many times @needle stands in @hay, not overlapping. */
 guint tu_count (const char *hay, const char *needle);
 

@@ -209,6 +209,12 @@ sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev, SimAccount
     }
 }
 
+void
+sim_trace_account_prefetch (SimTraceAccount *a, guint64 ptr)
+{
+  sim_idmap_prefetch (a->live, ptr);
+}
+
 const SimAccountCounts *
 sim_trace_account_counts (SimTraceAccount *a)
 {

@@ -96,6 +96,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTraceAccount, sim_trace_account_free)
 /* Feed one event (non-slab events are ignored); @res may be NULL. */
 void sim_trace_account_event (SimTraceAccount *a, const SimTraceEvent *ev,
                               SimAccountResult *res);
+/* A hint that an event of pointer @ptr comes soon: its live-object entry
+ * is loaded into the host's cache meanwhile (sim_idmap_prefetch). */
+void sim_trace_account_prefetch (SimTraceAccount *a, guint64 ptr);
+/* How many events ahead a chunk's loop hints: far enough that a load from
+ * host memory (~100-300 ns on the project's host under load) arrives
+ * before the event is fed, near enough that the line is still cached. */
+#define SIM_ACCOUNT_PREFETCH_AHEAD 8
 /* The counters so far (live_at_end is the current live count). */
 const SimAccountCounts *sim_trace_account_counts (SimTraceAccount *a);
 /* The per-cache table, in order of first appearance. */

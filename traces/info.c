@@ -39,6 +39,8 @@ sim_trace_info_add (SimTraceInfo *info, const SimTraceEvent *evs, guint n)
   for (guint i = 0; i < n; i++)
     {
       const SimTraceEvent *ev = &evs[i];
+      if (i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
+        sim_trace_account_prefetch (info->account, evs[i + SIM_ACCOUNT_PREFETCH_AHEAD].ptr);
       if (!info->have_ts)
         info->first_ts = ev->ts_ns, info->have_ts = TRUE;
       info->last_ts = ev->ts_ns;

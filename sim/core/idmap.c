@@ -1,5 +1,6 @@
 /* idmap.c - the 64-bit-id map; the layout and why are in idmap.h. */
 #include "sim/core/idmap.h"
+#include "sim/core/hostmem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,9 @@ copy_entry (const SimIdMap *m, guint64 *dst, const guint64 *src)
 static void
 alloc_slots (SimIdMap *m, guint64 n)
 {
-  m->slots = g_malloc0_n (n, m->esize);
+  /* n and esize are powers of two below 2^40 and 2^9 (no overflow); a
+   * long trace's maps are megabytes probed at random (hostmem.h). */
+  m->slots = sim_hostmem_alloc0 (n * m->esize);
   m->mask = n - 1;
   m->shift = 64 - (guint) g_bit_storage (n - 1);
   m->count = 0;
@@ -57,7 +60,7 @@ sim_idmap_free (SimIdMap *m)
 {
   if (m == NULL)
     return;
-  g_free (m->slots);
+  sim_hostmem_free (m->slots);
   g_free (m->zero);
   g_free (m);
 }
@@ -80,7 +83,7 @@ resize (SimIdMap *m, guint64 n)
       copy_entry (m, sim_idmap_slot_ (m, j), e);
     }
   m->count = count;
-  g_free (old);
+  sim_hostmem_free (old);
 }
 
 /* Key 0, or a new key when the array is full enough to grow: the inline
@@ -160,7 +163,7 @@ sim_idmap_remove (SimIdMap *m, guint64 key, gpointer out)
 void
 sim_idmap_clear (SimIdMap *m)
 {
-  g_free (m->slots);
+  sim_hostmem_free (m->slots);
   alloc_slots (m, m->min_slots);
   m->has_zero = FALSE;
 }
