@@ -8,7 +8,6 @@
 #include <string.h>
 
 #define MAX_ORDER     11          /* buddy orders 0..10 */
-#define DIRECT_MAP_END G_GUINT64_CONSTANT (0xffffc88000000000)   /* 64 TiB of direct map */
 #define KMALLOC_MAX_CACHE 8192    /* 6.18: larger kmallocs are page allocations */
 
 typedef struct {
@@ -162,12 +161,6 @@ per_cpu (Cache *c, guint cpu)
   return &g_array_index (c->cpu, PerCpu, cpu);
 }
 
-static gboolean
-in_direct_map (guint64 ptr)
-{
-  return ptr >= SIM_DIRECT_MAP_BASE && ptr < DIRECT_MAP_END;
-}
-
 void
 sim_decisions_obj_free (SimDecisions *d, guint cpu, guint64 ptr)
 {
@@ -232,7 +225,7 @@ place_slab (SimDecisions *d, Cache *c, guint ci, guint cpu, guint64 pfn)
 static void
 slab_pages_alloc (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
 {
-  if (!in_direct_map (ptr))
+  if (!sim_in_direct_map (ptr))
     return;
   guint64 pfn = (ptr - SIM_DIRECT_MAP_BASE) >> 12;
   guint64 head = 0;
@@ -273,7 +266,7 @@ alloc_in (SimDecisions *d, guint cpu, guint ci, guint64 ptr)
       c->pub.lifo_reuse++;
       pc->last_freed = 0;
     }
-  if (!in_direct_map (ptr))
+  if (!sim_in_direct_map (ptr))
     {
       c->pub.unplaced++;
       d->totals.unplaced++;

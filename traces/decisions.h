@@ -37,7 +37,17 @@
 
 G_BEGIN_DECLS
 
+/* x86-64's direct map of physical memory (4-level paging: page_offset_base
+ * and its 64 TiB), where a slab object's address lives and a page
+ * allocation's pfn maps to */
 #define SIM_DIRECT_MAP_BASE G_GUINT64_CONSTANT (0xffff888000000000)
+#define SIM_DIRECT_MAP_END  G_GUINT64_CONSTANT (0xffffc88000000000)
+
+static inline gboolean
+sim_in_direct_map (guint64 ptr)
+{
+  return ptr >= SIM_DIRECT_MAP_BASE && ptr < SIM_DIRECT_MAP_END;
+}
 
 typedef struct {
   char   *name;

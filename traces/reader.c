@@ -14,7 +14,12 @@
  * any order, so that every era's field set reads the same way.  Fields we do
  * not know are ignored (a later kernel may add some); a field we need that is
  * missing or does not parse is an error naming file, line and what was
- * expected, or, when lenient, a counted skipped line.
+ * expected, or, when lenient, a counted skipped line.  That careful parser
+ * (parse_line) is the reader's definition of a line; every line is first
+ * offered to a fast path for the common shapes (reader-fast.c: SSE2 scans
+ * and memos of repeated line parts), which reads what it accepts exactly as
+ * parse_line would and hands anything unusual, before changing any state,
+ * to parse_line, so every error, skipped line and counter is parse_line's.
  *
  * Event lines of events we do not read (sched_switch, rss_stat, a kmem event
  * newer than this reader) are skipped and counted by name in

@@ -10,7 +10,6 @@
 
 #include <string.h>
 
-#define DIRECT_MAP_END G_GUINT64_CONSTANT (0xffffc88000000000)   /* 64 TiB */
 #define MAX_BLOCK_ORDER 10                                        /* MAX_PAGE_ORDER */
 #define NIL G_MAXUINT32                                           /* no slot */
 
@@ -86,12 +85,6 @@ typedef struct {
   guint64     unsure;
   SimUntracedSet *out;
 } Collect;
-
-static gboolean
-in_direct_map (guint64 ptr)
-{
-  return ptr >= SIM_DIRECT_MAP_BASE && ptr < DIRECT_MAP_END;
-}
 
 static guint64
 pfn_of (guint64 ptr)
@@ -687,7 +680,7 @@ collect_event (Collect *c, const SimTraceStrings *r, const SimTraceEvent *ev)
           l->in_mm = TRUE;
         }
       v->value = slot;
-      if (in_direct_map (ev->ptr))
+      if (sim_in_direct_map (ev->ptr))
         page_link (c, slot);
     }
   else if (sim_trace_kind_is_slab_free (ev->kind))
@@ -751,7 +744,7 @@ collect_prefetch (const Collect *c, const SimTraceEvent *ev, guint n, guint i)
     {
       const SimTraceEvent *e = &ev[i + AHEAD_SLOT];
       sim_idmap_prefetch (c->live_of, e->ptr);
-      if (sim_trace_kind_is_slab_alloc (e->kind) && in_direct_map (e->ptr))
+      if (sim_trace_kind_is_slab_alloc (e->kind) && sim_in_direct_map (e->ptr))
         sim_idmap_prefetch (c->by_page, pfn_of (e->ptr));
     }
   if (i + AHEAD_RECORD < n && ev[i + AHEAD_RECORD].ptr
