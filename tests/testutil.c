@@ -147,6 +147,24 @@ tu_json_uint (const char *json, const char *anchor, const char *key)
   return g_ascii_strtoull (q + strlen (k), NULL, 10);
 }
 
+void
+tu_assert_ok (gboolean ok, const GError *error)
+{
+  if (!ok)
+    {
+      print_error ("%s\n", error ? error->message : "(no error)");
+      fail ();
+    }
+}
+
+const char *
+tu_after_first_line (const char *out)
+{
+  const char *nl = strchr (out, '\n');
+  assert_non_null (nl);
+  return nl + 1;
+}
+
 guint
 tu_count (const char *hay, const char *needle)
 {

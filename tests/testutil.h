@@ -34,6 +34,10 @@ char *tu_sweep_on_trace (const char *rel_yaml, const char *trace);
  * fails the test when either is missing. */
 guint64 tu_json_uint (const char *json, const char *anchor, const char *key);
 
+/* @out after its first line (a report's, which names the trace and so
+ * differs between runs on copies of one file); fails the test when @out
+ * has no newline. */
+const char *tu_after_first_line (const char *out);
 /* How many times @needle stands in @hay, not overlapping. */
 guint tu_count (const char *hay, const char *needle);
 
@@ -46,6 +50,9 @@ char *tu_trace_gen (const char *workload, const char *kernel, const char *const 
  * return FALSE.  Never writes the golden, whatever the environment holds:
  * regeneration is scripts/regen-goldens only. */
 gboolean tu_golden_matches (const char *rel, const char *actual);
+
+/* Fail the test with @error's message (if any) unless @ok. */
+void tu_assert_ok (gboolean ok, const GError *error);
 
 /* Assert that @haystack contains @needle, printing both when not. */
 #define tu_assert_contains(haystack, needle)                                  \

@@ -170,6 +170,13 @@ static const char dots[] =
   "----------------------------------------------------------------------------------------------------"
   "----------------------------------------------------------------------------------------------------";
 
+/* How many rows of @v a table shows: its first @lines (-1: all). */
+static guint
+rows_shown (const GPtrArray *v, gint lines)
+{
+  return lines < 0 ? v->len : MIN ((guint) lines, v->len);
+}
+
 static void
 slab_table (GString *o, GHashTable *h, const char *sort, gint lines, gboolean is_caller)
 {
@@ -178,7 +185,7 @@ slab_table (GString *o, GHashTable *h, const char *sort, gint lines, gboolean is
   g_string_append_printf (o, " %-34s |", is_caller ? "Callsite" : "Alloc Ptr");
   g_string_append (o, " Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n");
   g_string_append_printf (o, "%.105s\n", dots);
-  guint n = lines < 0 ? v->len : MIN ((guint) lines, v->len);
+  guint n = rows_shown (v, lines);
   for (guint i = 0; i < n; i++)
     {
       const KStat *s = g_ptr_array_index (v, i);
@@ -220,7 +227,7 @@ page_table (GString *o, GHashTable *h, const char *sort, gint lines, gboolean is
   else
     g_string_append (o, " PFN              | Total alloc (KB) | Hits     | Order | Mig.type | GFP flags | Callsite\n");
   g_string_append_printf (o, "%.105s\n", dots);
-  guint n = lines < 0 ? v->len : MIN ((guint) lines, v->len);
+  guint n = rows_shown (v, lines);
   for (guint i = 0; i < n; i++)
     {
       const KStat *s = g_ptr_array_index (v, i);
@@ -399,6 +406,21 @@ collect (const char *path, const SimKmemStatOptions *o, GError **error)
   return g_steal_pointer (&k);
 }
 
+/* The summaries' internal fragmentation: the share of the allocated
+ * bytes that were not requested, in percent. */
+static double
+frag_pct (const KmemStat *k)
+{
+  return k->alloc ? 100.0 * (double) (k->alloc - k->req) / (double) k->alloc : 0.0;
+}
+
+/* Page allocations never freed in the trace (perf's alloc-only requests). */
+static guint64
+alloc_only (const KmemStat *k)
+{
+  return k->pg_alloc - MIN (k->pg_alloc, k->pg_alloc_freed);
+}
+
 static const char *
 sort_of (const SimKmemStatOptions *o)
 {
@@ -420,7 +442,7 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
       if (o->alloc)
         slab_table (out, k->ptrs, sort, o->lines, FALSE);
       char fr[G_ASCII_DTOSTR_BUF_SIZE];
-      g_ascii_formatd (fr, sizeof fr, "%f", k->alloc ? 100.0 * (double) (k->alloc - k->req) / (double) k->alloc : 0.0);
+      g_ascii_formatd (fr, sizeof fr, "%f", frag_pct (k));
       g_string_append_printf (out, "\nSUMMARY (SLAB allocator)\n========================\n"
                               "Total bytes requested: %" G_GUINT64_FORMAT "\n"
                               "Total bytes allocated: %" G_GUINT64_FORMAT "\n"
@@ -448,7 +470,7 @@ sim_kmem_stat_text (const char *path, const SimKmemStatOptions *o, GError **erro
                               "Total allocation requests", k->pg_alloc, k->pg_alloc_pages * 4,
                               "Total free requests", k->pg_free, k->pg_free_pages * 4,
                               "Total alloc+freed requests", k->pg_alloc_freed,
-                              "Total alloc-only requests", k->pg_alloc - MIN (k->pg_alloc, k->pg_alloc_freed),
+                              "Total alloc-only requests", alloc_only (k),
                               "Total free-only requests", k->pg_free_only,
                               "Total allocation failures", k->pg_fail);
       g_string_append (out, "Order     Unmovable       Movable   Reclaimable    HighAtomic  CMA/Isolated\n"
@@ -482,7 +504,7 @@ json_rows_begin (SimJson *j, const GPtrArray *v, gint lines, gboolean is_caller)
   sim_json_uint (j, v->len);
   sim_json_key (j, is_caller ? "caller" : "alloc");
   sim_json_begin_array (j);
-  return lines < 0 ? v->len : MIN ((guint) lines, v->len);
+  return rows_shown (v, lines);
 }
 
 static void
@@ -608,7 +630,7 @@ sim_kmem_stat_json (const char *path, const SimKmemStatOptions *o, GError **erro
       sim_json_key (&j, "bytes_wasted");
       sim_json_uint (&j, k->alloc - k->req);
       sim_json_key (&j, "frag_pct");
-      sim_json_double (&j, k->alloc ? 100.0 * (double) (k->alloc - k->req) / (double) k->alloc : 0.0, 6);
+      sim_json_double (&j, frag_pct (k), 6);
       sim_json_key (&j, "cross_cpu_allocs");
       sim_json_uint (&j, k->nr_cross);
       sim_json_key (&j, "allocs");
@@ -635,7 +657,7 @@ sim_kmem_stat_json (const char *path, const SimKmemStatOptions *o, GError **erro
       sim_json_key (&j, "alloc_freed_requests");
       sim_json_uint (&j, k->pg_alloc_freed);
       sim_json_key (&j, "alloc_only_requests");
-      sim_json_uint (&j, k->pg_alloc - MIN (k->pg_alloc, k->pg_alloc_freed));
+      sim_json_uint (&j, alloc_only (k));
       sim_json_key (&j, "free_only_requests");
       sim_json_uint (&j, k->pg_free_only);
       sim_json_key (&j, "alloc_failures");

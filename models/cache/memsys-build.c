@@ -486,6 +486,10 @@ sim_memsys_new (const SimMachine *m, GError **error)
         guint d = ms->lv[l].dom_base + inst_of_slow (ms, l, c);
         ms->path[(gsize) c * ms->mask_words + d / 64] |= G_GUINT64_CONSTANT (1) << (d % 64);
       }
+  ms->sock_dom = g_new0 (guint64, (gsize) m->sockets * ms->mask_words);
+  for (guint d = 0; d < ms->n_dom; d++)
+    ms->sock_dom[(gsize) ms->dom_socket[d] * ms->mask_words + d / 64]
+      |= G_GUINT64_CONSTANT (1) << (d % 64);
   /* Instance of every level for every core, so the hot path never divides. */
   for (guint l = 0; l < ms->n_levels; l++)
     {
@@ -517,6 +521,7 @@ sim_memsys_free (SimMemSys *ms)
   g_free (ms->cpu_of_core);
   g_free (ms->dom_socket);
   g_free (ms->path);
+  g_free (ms->sock_dom);
   g_free (ms->stats);
   if (ms->core_state)
     for (guint c = 0; c < ms->n_cpus; c++)

@@ -114,6 +114,7 @@ struct SimMemSys {
    * with the counts as constants serves this machine. */
   gboolean           shape_3l;
   guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
+  guint64           *sock_dom;     /* [sockets][mask_words]: the domains of each socket */
   /* Per CPU, the core timing model's pipeline state (models/alloc/alloc.h:
    * what is still in flight when one allocator call ends and the next
    * begins); allocated by its first user, g_free'd here. */
@@ -312,6 +313,53 @@ plru_touch (Level *L, gsize set_index, guint way)
   L->plru[set_index] = (L->plru[set_index] & t[0]) | t[1];
 }
 
+/* A PLRU set of at most 32 ways keeps, beside its tree (ways - 1 bits),
+ * which ways hold a line: bit PLRU_VALID + w of the same word.  A fill then
+ * finds an empty way in the word it reads for the victim anyway instead of
+ * comparing every tag with NO_LINE; a touch's masks leave those bits alone.
+ * sim_memsys_check verifies them against the tags. */
+#define PLRU_VALID 32
+
+static ALWAYS_INLINE gboolean
+plru_valid_kept (guint ways)
+{
+  return ways <= 32;
+}
+
+/* The set index of tag index @base: a shift, or a division by a constant
+ * @n (the ways, or 0 for L->ways). */
+static ALWAYS_INLINE gsize
+plru_set (const Level *L, gsize base, guint n)
+{
+  return n ? base / n : base >> L->way_shift;
+}
+
+/* A line entered way @way: it becomes valid and the most recent. */
+static ALWAYS_INLINE void
+plru_fill (Level *L, gsize set_index, guint way, guint ways)
+{
+  const guint64 *t = L->plru_tab + 2 * way;
+  guint64 v = plru_valid_kept (ways) ? G_GUINT64_CONSTANT (1) << (PLRU_VALID + way) : 0;
+  L->plru[set_index] = (L->plru[set_index] & t[0]) | t[1] | v;
+}
+
+/* Way @way was emptied. */
+static ALWAYS_INLINE void
+plru_empty (Level *L, gsize set_index, guint way, guint ways)
+{
+  if (plru_valid_kept (ways))
+    L->plru[set_index] &= ~(G_GUINT64_CONSTANT (1) << (PLRU_VALID + way));
+}
+
+/* The lowest empty way of a set whose valid bits are kept, or -1. */
+static ALWAYS_INLINE int
+plru_empty_way (const Level *L, gsize set_index, guint ways)
+{
+  guint64 valid = L->plru[set_index] >> PLRU_VALID;
+  guint64 full = (G_GUINT64_CONSTANT (1) << ways) - 1;
+  return valid == full ? -1 : __builtin_ctzll (~valid);
+}
+
 static inline guint
 plru_victim (const Level *L, gsize set_index)
 {
@@ -353,8 +401,10 @@ victim_way (Level *L, gsize base)
 {
   if (L->repl == SIM_REPL_LRU)
     return lru_victim (L, base);
-  /* The lowest empty way, searched like a tag. */
-  int empty = find_way (L, base, NO_LINE);
+  /* The lowest empty way: from the valid bits, or searched like a tag. */
+  int empty = L->repl == SIM_REPL_PLRU && plru_valid_kept (L->ways)
+                ? plru_empty_way (L, base >> L->way_shift, L->ways)
+                : find_way (L, base, NO_LINE);
   if (empty >= 0)
     return (guint) empty;
   if (L->repl == SIM_REPL_PLRU)
@@ -372,6 +422,8 @@ remove_way (Level *L, gsize base, guint way)
       WAYS_DISPATCH (L->ways, DELETE);
 #undef DELETE
     }
+  else if (L->repl == SIM_REPL_PLRU)
+    plru_empty (L, base >> L->way_shift, way, L->ways);
   L->tag[base + way] = NO_LINE;
   ST (L, base)[way] = 0;
 }

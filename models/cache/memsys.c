@@ -240,7 +240,9 @@ victim_way_k (Level *L, gsize base, guint n)
     return victim_way (L, base);
   if (L->repl == SIM_REPL_LRU)
     return rank_last_n (RANK (L, base), n);
-  int empty = find_way_n (L->tag + base, NO_LINE, n);
+  int empty = L->repl == SIM_REPL_PLRU && plru_valid_kept (n)
+                ? plru_empty_way (L, base / n, n)
+                : find_way_n (L->tag + base, NO_LINE, n);
   if (empty >= 0)
     return (guint) empty;
   if (L->repl == SIM_REPL_PLRU)
@@ -258,6 +260,8 @@ remove_way_k (Level *L, gsize base, guint way, guint n)
     }
   if (L->repl == SIM_REPL_LRU)
     rank_remove_n (RANK (L, base), way, n);
+  else if (L->repl == SIM_REPL_PLRU)
+    plru_empty (L, base / n, way, n);
   L->tag[base + way] = NO_LINE;
   ST (L, base)[way] = 0;
 }
@@ -457,10 +461,21 @@ core_holds (const SimMemSys *ms, guint core, guint64 block)
   return FALSE;
 }
 
-/* The union of @core's private copies' state bits (EXCL is the same in
- * every copy; DIRTY may sit in any of them). */
+/* Where one private level of a core holds a line: its set and way (-1:
+ * not there).  A coherence action that reads a core's copies and then
+ * changes them (the owner's downgrade, the requester's upgrade) finds them
+ * once and keeps the spots: nothing in between moves lines in that core's
+ * private sets. */
+typedef struct {
+  gsize base;
+  int   way;
+} Spot;
+
+/* Find @core's private copies of @block (spot[l] for every private level);
+ * returns the union of their state bits (EXCL is the same in every copy;
+ * DIRTY may sit in any of them). */
 static ALWAYS_INLINE guint8
-core_bits (const SimMemSys *ms, guint core, guint64 block, guint sh)
+core_locate (const SimMemSys *ms, guint core, guint64 block, Spot *spot, guint sh)
 {
   guint8 bits = 0;
 #pragma GCC unroll 2
@@ -469,26 +484,31 @@ core_bits (const SimMemSys *ms, guint core, guint64 block, guint sh)
       const Level *L = &ms->lv[l];
       gsize base = set_base_k (L, core, block, sh_ways (sh, l));
       int w = find_way_k (L, base, block, sh_ways (sh, l));
+      spot[l] = (Spot) { base, w };
       if (w >= 0)
         bits |= ST (L, base)[w];
     }
   return bits;
 }
 
+/* Change the state bits of the copies core_locate found.  (GCC cannot see
+ * that access_slow calls this only for an owner whose spots it located, and
+ * zeroing the array on every miss to quiet it would cost more than the
+ * second probes this saves.) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 static ALWAYS_INLINE void
-core_update_bits (SimMemSys *ms, guint core, guint64 block, guint8 clear, guint8 set,
-                  guint sh)
+spots_update (SimMemSys *ms, const Spot *spot, guint8 clear, guint8 set, guint sh)
 {
 #pragma GCC unroll 2
   for (guint l = 0; l < sh_private (ms, sh); l++)
-    {
-      Level *L = &ms->lv[l];
-      gsize base = set_base_k (L, core, block, sh_ways (sh, l));
-      int w = find_way_k (L, base, block, sh_ways (sh, l));
-      if (w >= 0)
-        ST (L, base)[w] = (guint8) ((ST (L, base)[w] & ~clear) | set);
-    }
+    if (spot[l].way >= 0)
+      {
+        guint8 *s = ms->lv[l].st + 2 * spot[l].base + (gsize) spot[l].way;   /* ST () */
+        *s = (guint8) ((*s & ~clear) | set);
+      }
 }
+#pragma GCC diagnostic pop
 
 /* Remove @block from every private level of @core; returns whether any copy
  * was dirty.  Leaves the directory alone. */
@@ -798,7 +818,9 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
    * eviction may recurse into this level and must find the set whole. */
   L->tag[base + w] = block;
   ST (L, base)[w] = bits;
-  if (L->repl != SIM_REPL_RANDOM)
+  if (L->repl == SIM_REPL_PLRU)
+    plru_fill (L, plru_set (L, base, n), w, n ? n : L->ways);
+  else if (L->repl == SIM_REPL_LRU)
     touch_k (L, base, w, n);
   if (vb == NO_LINE)
     return;
@@ -851,6 +873,22 @@ static ALWAYS_INLINE gboolean
 on_path (const SimMemSys *ms, guint core, guint dom, guint sh)
 {
   return bit_test (ms->path + (gsize) core * sh_words (ms, sh), dom);
+}
+
+/* Word @wi of a domain bitmap with only @core's bit set (0 if the bit is
+ * in another word). */
+static ALWAYS_INLINE guint64
+self_bit (guint wi, guint core)
+{
+  return wi == core / 64 ? G_GUINT64_CONSTANT (1) << (core % 64) : 0;
+}
+
+/* Does word @wi of holders @b name a domain of @set other than @core?  One
+ * and per word instead of a walk over the holders. */
+static ALWAYS_INLINE gboolean
+others_in (const guint64 *b, const guint64 *set, guint wi, guint core)
+{
+  return (b[wi] & set[wi] & ~self_bit (wi, core)) != 0;
 }
 
 /* Invalidate every copy outside @core's path; returns whether one was in
@@ -1065,7 +1103,9 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
         lat = ms->lv[sh_private (ms, sh)].latency;
       else
         lat = ms->lv[hit].latency;
-      core_update_bits (ms, core, block, 0, ST_EXCL, sh);
+      Spot spot[SIM_MACHINE_MAX_LEVELS];
+      core_locate (ms, core, block, spot, sh);
+      spots_update (ms, spot, 0, ST_EXCL, sh);
       excl = TRUE;
     }
   else
@@ -1076,12 +1116,14 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
       guint my_socket = ms->dom_socket[core];
       gint32 owner = e->owner;
       gboolean owner_dirty = FALSE, owner_excl = FALSE, supplies = FALSE;
+      /* A core owner's copies, found once for its downgrade below. */
+      Spot ospot[SIM_MACHINE_MAX_LEVELS];
       if (owner >= 0 && !on_path (ms, core, (guint) owner, sh))
         {
           guint od = (guint) owner;
           if (od < ms->n_cores)
             {
-              guint8 ob = core_bits (ms, od, block, sh);
+              guint8 ob = core_locate (ms, od, block, ospot, sh);
               owner_dirty = (ob & ST_DIRTY) != 0;
               owner_excl = (ob & ST_EXCL) != 0;
             }
@@ -1120,20 +1162,13 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
           /* Clean copies elsewhere: another cache of our socket supplies;
            * another socket supplies only through its MESIF forwarder. */
           gboolean local = FALSE;
-          for (guint wi = 0; wi < sh_words (ms, sh) && !local; wi++)
-            {
-              guint64 word = b[wi];
-              while (word)
-                {
-                  guint d = wi * 64 + (guint) __builtin_ctzll (word);
-                  word &= word - 1;
-                  if (ms->dom_socket[d] == my_socket && d != core)
-                    {
-                      local = TRUE;
-                      break;
-                    }
-                }
-            }
+          const guint64 *mine = ms->sock_dom + (gsize) my_socket * sh_words (ms, sh);
+          for (guint wi = 0; wi < sh_words (ms, sh); wi++)
+            if (others_in (b, mine, wi, core))
+              {
+                local = TRUE;
+                break;
+              }
           if (local)
             lat = m->lat_local_clean;
           else if (m->coherence == SIM_COH_MESIF && e->fwd >= 0)
@@ -1159,8 +1194,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
               gboolean keep = m->coherence == SIM_COH_MOESI && owner_dirty;
               if (od < ms->n_cores)
                 {
-                  core_update_bits (ms, od, block,
-                                    (guint8) (ST_EXCL | (keep ? 0 : ST_DIRTY)), 0, sh);
+                  spots_update (ms, ospot, (guint8) (ST_EXCL | (keep ? 0 : ST_DIRTY)), 0, sh);
                   if (owner_dirty && !keep)
                     {
                       /* Written back to the owner's shared level, which then
@@ -1204,20 +1238,13 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
             }
           /* Exclusive if nobody outside our own path holds it. */
           excl = TRUE;
-          for (guint wi = 0; wi < sh_words (ms, sh) && excl; wi++)
-            {
-              guint64 word = b[wi];
-              while (word)
-                {
-                  guint d = wi * 64 + (guint) __builtin_ctzll (word);
-                  word &= word - 1;
-                  if (d != core && !on_path (ms, core, d, sh))
-                    {
-                      excl = FALSE;
-                      break;
-                    }
-                }
-            }
+          const guint64 *path = ms->path + (gsize) core * sh_words (ms, sh);
+          for (guint wi = 0; wi < sh_words (ms, sh); wi++)
+            if (b[wi] & ~path[wi] & ~self_bit (wi, core))
+              {
+                excl = FALSE;
+                break;
+              }
         }
       bit_set (b, core);
       if (excl)
@@ -1637,6 +1664,9 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
               {
                 gsize k = ((gsize) i * L->sets + set) * L->ways + way;
                 guint64 b = L->tag[k];
+                if (L->repl == SIM_REPL_PLRU && plru_valid_kept (L->ways)
+                    && ((L->plru[k / L->ways] >> (PLRU_VALID + way)) & 1) != (b != NO_LINE))
+                  return check_fail (error, "PLRU valid bit differs from the way's tag", b, i);
                 if (b == NO_LINE)
                   continue;
                 if ((b & L->set_mask) != set)

@@ -101,6 +101,18 @@ sim_cli_parse (GOptionContext *ctx, const char *verb, int *argc, char ***argv,
 }
 
 gboolean
+sim_cli_at_most_args (const char *verb, int argc, char **argv, int max_args, GError **error)
+{
+  if (argc > 1 + max_args)
+    {
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "%s: unexpected argument \"%s\"", verb, argv[1 + max_args]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 sim_cli_format (const char *s, guint allowed_mask, SimFormat *out, GError **error)
 {
   static const char *const names[] = { "text", "json", "csv" };

@@ -31,6 +31,10 @@ int  sim_cli_main (int argc, char **argv);
  * SIM_USAGE_ERROR prefixed with the verb's name. */
 gboolean sim_cli_parse (GOptionContext *ctx, const char *verb,
                         int *argc, char ***argv, GError **error);
+/* FALSE with a usage error naming the first operand when @argv (after
+ * parsing, @argv[0] the verb) holds more than @max_args operands. */
+gboolean sim_cli_at_most_args (const char *verb, int argc, char **argv, int max_args,
+                               GError **error);
 /* A new context for @verb with @parameter_string ("TRACE") and @summary. */
 GOptionContext *sim_cli_context (const char *verb, const char *parameter_string,
                                  const char *summary);

@@ -22,15 +22,8 @@ parse_plain (int *argc, char ***argv, const char *params, const char *summary,
 {
   const char *verb = (*argv)[0];
   g_autoptr (GOptionContext) ctx = sim_cli_context (verb, params, summary);
-  if (!sim_cli_parse (ctx, verb, argc, argv, error))
-    return FALSE;
-  if (*argc > 1 + max_args)
-    {
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "%s: unexpected argument \"%s\"", verb, (*argv)[1 + max_args]);
-      return FALSE;
-    }
-  return TRUE;
+  return sim_cli_parse (ctx, verb, argc, argv, error)
+         && sim_cli_at_most_args (verb, *argc, *argv, max_args, error);
 }
 
 static gboolean

@@ -976,12 +976,8 @@ sim_cmd_machine_probe (int argc, char **argv, GError **error)
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!sim_cli_parse (ctx, argv[0], &argc, &argv, error))
     return FALSE;
-  if (argc > 1)
-    {
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "%s: unexpected argument \"%s\"", argv[0], argv[1]);
-      return FALSE;
-    }
+  if (!sim_cli_at_most_args (argv[0], argc, argv, 0, error))
+    return FALSE;
   if (!sim_output_check (output, error))
     return FALSE;
 

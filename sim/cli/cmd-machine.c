@@ -52,12 +52,8 @@ cmd_list (int argc, char **argv, GError **error)
     "installed data directory, with their descriptions.");
   if (!sim_cli_parse (ctx, argv[0], &argc, &argv, error))
     return FALSE;
-  if (argc > 1)
-    {
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "%s: unexpected argument \"%s\"", argv[0], argv[1]);
-      return FALSE;
-    }
+  if (!sim_cli_at_most_args (argv[0], argc, argv, 0, error))
+    return FALSE;
   g_auto (GStrv) names = sim_machine_available ();
   guint broken = 0;
   for (char **n = names; *n; n++)

@@ -279,6 +279,26 @@ cmp_str (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
+GPtrArray *
+sim_report_sweep_point_files (const char *dir, GError **error)
+{
+  g_autofree char *pdir = g_build_filename (dir, "points", NULL);
+  GDir *d = g_dir_open (pdir, 0, error);
+  if (d == NULL)
+    {
+      g_prefix_error (error, "%s is not a sweep directory: ", dir);
+      return NULL;
+    }
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  while ((name = g_dir_read_name (d)))
+    if (g_str_has_suffix (name, ".jsonl"))
+      g_ptr_array_add (names, g_build_filename (pdir, name, NULL));
+  g_dir_close (d);
+  g_ptr_array_sort (names, cmp_str);
+  return names;
+}
+
 gboolean
 sim_report_data_add (SimReportData *d, const char *path, GError **error)
 {
@@ -290,20 +310,9 @@ sim_report_data_add (SimReportData *d, const char *path, GError **error)
     }
   if (!g_file_test (path, G_FILE_TEST_IS_DIR))
     return add_file (d, path, error);
-  g_autofree char *pdir = g_build_filename (path, "points", NULL);
-  GDir *dir = g_dir_open (pdir, 0, error);
-  if (dir == NULL)
-    {
-      g_prefix_error (error, "%s is not a sweep directory: ", path);
-      return FALSE;
-    }
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-  while ((name = g_dir_read_name (dir)))
-    if (g_str_has_suffix (name, ".jsonl"))
-      g_ptr_array_add (names, g_build_filename (pdir, name, NULL));
-  g_dir_close (dir);
-  g_ptr_array_sort (names, cmp_str);
+  GPtrArray *names = sim_report_sweep_point_files (path, error);
+  if (names == NULL)
+    return FALSE;
   gboolean ok = TRUE;
   for (guint i = 0; i < names->len && ok; i++)
     ok = add_file (d, g_ptr_array_index (names, i), error);

@@ -51,6 +51,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimReportData, sim_report_data_free)
 
 /* Read @path: a sweep directory, a JSONL file, or a run JSON file. */
 gboolean sim_report_data_add (SimReportData *d, const char *path, GError **error);
+/* The point files of sweep directory @dir (DIR/points/NAME.jsonl), sorted
+ * by name so that order and errors do not depend on the file system; NULL
+ * with @error when @dir has no points folder.  Free with
+ * g_ptr_array_unref. */
+GPtrArray *sim_report_sweep_point_files (const char *dir, GError **error);
 /* Sort, find the varying parameters and labels; @baseline is a point id
  * (or a prefix of one) or an entry number, NULL for the first. */
 gboolean sim_report_data_finish (SimReportData *d, const char *baseline, GError **error);

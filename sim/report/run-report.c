@@ -727,6 +727,23 @@ sim_run_report_provenance (SimRunReport *r, GPtrArray *keep, GError **error)
   return TRUE;
 }
 
+void
+sim_run_report_json_tool (SimJson *j, SimReplayMode mode, SimTouch touch)
+{
+  sim_json_key (j, "tool");
+  sim_json_begin_object (j);
+  sim_json_key (j, "name");
+  sim_json_string (j, "slabsim");
+  sim_json_key (j, "version");
+  sim_json_string (j, SLABSIM_VERSION);
+  sim_json_key (j, "replay");
+  sim_json_string (j, mode == SIM_REPLAY_TIMED ? "timed" : "ordered");
+  sim_json_key (j, "touch");
+  sim_json_string (j, touch == SIM_TOUCH_NONE ? "none"
+                   : touch == SIM_TOUCH_LINE ? "line" : "object");
+  sim_json_end_object (j);
+}
+
 char *
 sim_run_report_json (const SimRunReport *r)
 {
@@ -734,18 +751,7 @@ sim_run_report_json (const SimRunReport *r)
   SimJson j;
   sim_json_init (&j, o);
   sim_json_begin_object (&j);
-  sim_json_key (&j, "tool");
-  sim_json_begin_object (&j);
-  sim_json_key (&j, "name");
-  sim_json_string (&j, "slabsim");
-  sim_json_key (&j, "version");
-  sim_json_string (&j, SLABSIM_VERSION);
-  sim_json_key (&j, "replay");
-  sim_json_string (&j, r->opt->mode == SIM_REPLAY_TIMED ? "timed" : "ordered");
-  sim_json_key (&j, "touch");
-  sim_json_string (&j, r->opt->touch == SIM_TOUCH_NONE ? "none"
-                   : r->opt->touch == SIM_TOUCH_LINE ? "line" : "object");
-  sim_json_end_object (&j);
+  sim_run_report_json_tool (&j, r->opt->mode, r->opt->touch);
 
   sim_json_key (&j, "machine");
   sim_json_begin_object (&j);

@@ -39,6 +39,11 @@ gboolean sim_run_report_provenance (SimRunReport *r, GPtrArray *keep, GError **e
 char *sim_run_report_text (const SimRunReport *r);
 char *sim_run_report_json (const SimRunReport *r);
 
+/* The "tool" key and object of a result: slabsim's name and version and
+ * the replay and touch modes it ran with (the run report's, and every
+ * sweep line's). */
+void  sim_run_report_json_tool (SimJson *j, SimReplayMode mode, SimTouch touch);
+
 /* One element of the JSON report's "results" array, written into @j
  * (used by "slabsim sweep" for its JSON lines). */
 void  sim_run_report_json_result (SimJson *j, const SimMachine *machine,

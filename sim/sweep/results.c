@@ -7,6 +7,7 @@
  */
 #include "sim/sweep/sweep.h"
 #include "sim/report/json-parse.h"
+#include "sim/report/report-data.h"
 
 #include <string.h>
 
@@ -87,32 +88,14 @@ read_file (const char *path, GPtrArray *lines, GError **error)
   return read_text (text, len, path, lines, error);
 }
 
-static gint
-cmp_name (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
 gboolean
 sim_sweep_read_lines (const char *path, GPtrArray *lines, GError **error)
 {
   if (!g_file_test (path, G_FILE_TEST_IS_DIR))
     return read_file (path, lines, error);
-  g_autofree char *pdir = g_build_filename (path, "points", NULL);
-  GDir *d = g_dir_open (pdir, 0, error);
-  if (d == NULL)
-    {
-      g_prefix_error (error, "%s is not a sweep directory: ", path);
-      return FALSE;
-    }
-  /* Sorted names, so errors and order do not depend on the file system. */
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-  while ((name = g_dir_read_name (d)))
-    if (g_str_has_suffix (name, ".jsonl"))
-      g_ptr_array_add (names, g_build_filename (pdir, name, NULL));
-  g_dir_close (d);
-  g_ptr_array_sort (names, cmp_name);
+  GPtrArray *names = sim_report_sweep_point_files (path, error);
+  if (names == NULL)
+    return FALSE;
   gboolean ok = TRUE;
   for (guint i = 0; i < names->len && ok; i++)
     ok = read_file (g_ptr_array_index (names, i), lines, error);

@@ -22,7 +22,6 @@
 #include "sim/report/json-parse.h"
 #include "sim/core/json.h"
 #include "traces/stream.h"
-#include "slabsim-config.h"
 
 #include <errno.h>
 #include <string.h>
@@ -63,18 +62,7 @@ sim_sweep_point_line (const SimSweepPlan *plan, const SimSweepPoint *p,
   sim_json_end_object (&j);
   sim_json_key (&j, "spec");
   sim_json_string (&j, p->spec);
-  sim_json_key (&j, "tool");
-  sim_json_begin_object (&j);
-  sim_json_key (&j, "name");
-  sim_json_string (&j, "slabsim");
-  sim_json_key (&j, "version");
-  sim_json_string (&j, SLABSIM_VERSION);
-  sim_json_key (&j, "replay");
-  sim_json_string (&j, p->mode == SIM_REPLAY_TIMED ? "timed" : "ordered");
-  sim_json_key (&j, "touch");
-  sim_json_string (&j, p->touch == SIM_TOUCH_NONE ? "none"
-                   : p->touch == SIM_TOUCH_LINE ? "line" : "object");
-  sim_json_end_object (&j);
+  sim_run_report_json_tool (&j, p->mode, p->touch);
   sim_json_key (&j, "machine");
   sim_json_begin_object (&j);
   sim_json_key (&j, "name");

@@ -523,6 +523,44 @@ test_stress_common_shape (void **state)
     }
 }
 
+/* PLRU sets of up to 32 ways keep valid bits beside their tree (memsys-
+ * internal.h, PLRU_VALID), which every path that fills or empties a way
+ * must keep; sim_memsys_check (in stress) compares them with the tags.
+ * PLRU at every level: the common shape (its constant-ways miss path, the
+ * 16-way L3 back-invalidating), exclusive victim levels (victim fills, a
+ * hit giving its line up), an inclusive private L2, and a 64-way level,
+ * whose bits are not kept (the tag search instead). */
+static void
+test_stress_plru_valid_bits (void **state)
+{
+  (void) state;
+  {
+    g_autoptr (SimMachine) m = tm_common_shape (SIM_COH_MOESI, SIM_REPL_PLRU, SIM_REPL_PLRU);
+    g_autoptr (SimMemSys) ms = tm_memsys_new (m);
+    assert_true (memsys_shape_3l (ms));
+    stress (m);
+  }
+  for (guint v = 0; v < 3; v++)
+    {
+      g_autoptr (SimMachine) m = tm_2x2 (v == 0 ? SIM_COH_MOESI : SIM_COH_MESIF);
+      for (guint l = 0; l < 3; l++)
+        m->levels[l].replacement = SIM_REPL_PLRU;
+      if (v == 0)
+        {
+          m->levels[1].inclusion = SIM_INCL_EXCLUSIVE;
+          m->levels[2].inclusion = SIM_INCL_EXCLUSIVE;
+        }
+      else if (v == 1)
+        m->levels[1].inclusion = SIM_INCL_INCLUSIVE;
+      else
+        {
+          m->levels[2].size = 65536;
+          m->levels[2].ways = 64;
+        }
+      stress (m);
+    }
+}
+
 int
 main (void)
 {
@@ -545,6 +583,7 @@ main (void)
     cmocka_unit_test (test_stress_nine_mesi_plru),
     cmocka_unit_test (test_stress_core2_smt),
     cmocka_unit_test (test_stress_common_shape),
+    cmocka_unit_test (test_stress_plru_valid_bits),
     cmocka_unit_test (test_prefetch_changes_nothing),
     cmocka_unit_test (test_batches_match_single_accesses),
   };

@@ -212,17 +212,17 @@ read_batches (const char *path, guint threads, gboolean cpu_zero, Gathered *g,
   return sim_din_read_batches (path, &opt, gather, g, n_lines, error);
 }
 
+/* The batches of the trace at @path (@lines lines), with and without the
+ * reader thread, with and without cpu_zero, against sim_din_read's records
+ * (which go through the stream and its buffer). */
 static void
-test_batches_equal_records (void **state)
+check_batches_equal_records (const char *path, guint64 n)
 {
-  (void) state;
-  g_autofree char *text = mixed_trace (100000, 16, 0, NULL);
-  g_autofree char *path = tu_write_temp (".din", text, -1);
   Collected c = { g_array_new (FALSE, FALSE, sizeof (SimDinRecord)),
                   g_array_new (FALSE, FALSE, sizeof (guint64)) };
   guint64 lines = 0;
   assert_true (sim_din_read (path, collect, &c, &lines, NULL));
-  assert_int_equal (lines, 100000);
+  assert_int_equal (lines, n);
   for (guint threads = 1; threads <= 2; threads++)
     for (guint cz = 0; cz < 2; cz++)
       {
@@ -258,7 +258,89 @@ test_batches_equal_records (void **state)
       }
   g_array_free (c.recs, TRUE);
   g_array_free (c.lines, TRUE);
+}
+
+static void
+test_batches_equal_records (void **state)
+{
+  (void) state;
+  g_autofree char *text = mixed_trace (100000, 16, 0, NULL);
+  g_autofree char *path = tu_write_temp (".din", text, -1);
+  check_batches_equal_records (path, 100000);
   g_unlink (path);
+}
+
+/* din.c's stream buffer: a line this long or longer is an error. */
+#define DIN_BUF (1u << 20)
+
+/* Batched reading of a plain file parses it from a mapping, a window of
+ * 4 MiB at a time: a trace over several windows (lines across their ends)
+ * reads as through the stream, and a line of DIN_BUF bytes or more is the
+ * same error at the same line, where it starts in one window and ends in
+ * the next too; a line one byte shorter is read. */
+static void
+test_mapped_as_stream (void **state)
+{
+  (void) state;
+  g_autofree char *text = mixed_trace (700000, 16, 0, NULL);
+  assert_true (strlen (text) > 2 * (4u << 20));   /* three windows */
+  g_autofree char *path = tu_write_temp (".din", text, -1);
+  check_batches_equal_records (path, 700000);
+  g_unlink (path);
+  /* Long lines: blanks before a record, or a comment, of @len bytes in all
+   * (without the newline), at line 200001, about 3.6 MB in (its end in the
+   * second window when it is long), or as the last line without its
+   * newline. */
+  for (guint last = 0; last < 2; last++)
+    for (guint len = DIN_BUF - 1; len <= DIN_BUF + 1; len++)
+      for (guint comment = 0; comment < 2; comment++)
+        {
+          g_autofree char *head = mixed_trace (200000, 16, 0, NULL);
+          GString *t = g_string_new (head);
+          gsize start = t->len;
+          if (comment)
+            g_string_append_c (t, '#');
+          g_string_append_printf (t, "%*s", (int) (len - (t->len - start) - 6), "");
+          g_string_append (t, "r 10 8");
+          assert_int_equal (t->len - start, len);
+          if (!last)
+            g_string_append (t, "\nw 20 4\n");
+          g_autofree char *p = tu_write_temp (".din", t->str, (gssize) t->len);
+          Collected c = { g_array_new (FALSE, FALSE, sizeof (SimDinRecord)),
+                          g_array_new (FALSE, FALSE, sizeof (guint64)) };
+          g_autoptr (GError) serr = NULL;
+          gboolean sok = sim_din_read (p, collect, &c, NULL, &serr);
+          assert_true (sok == (len < DIN_BUF));
+          if (!sok)
+            {
+              g_autofree char *want = g_strdup_printf ("%s:200001: line longer than %u bytes",
+                                                       p, DIN_BUF);
+              assert_string_equal (serr->message, want);
+            }
+          for (guint threads = 1; threads <= 2; threads++)
+            {
+              Gathered g;
+              g_autoptr (GError) err = NULL;
+              gboolean ok = read_batches (p, threads, FALSE, &g, NULL, &err);
+              assert_true (ok == sok);
+              if (!ok)
+                assert_string_equal (err->message, serr->message);
+              guint data = 0;
+              for (guint i = 0; i < c.recs->len; i++)
+                data += g_array_index (c.recs, SimDinRecord, i).op != SIM_DIN_IFETCH;
+              assert_int_equal (g.refs->len, data);
+              if (ok)
+                {
+                  const SimMemRef *x = &g_array_index (g.refs, SimMemRef, g.refs->len - 1);
+                  assert_int_equal (x->addr, last ? (comment ? x->addr : 0x10) : 0x20);
+                }
+              g_array_free (g.refs, TRUE);
+            }
+          g_array_free (c.recs, TRUE);
+          g_array_free (c.lines, TRUE);
+          g_string_free (t, TRUE);
+          g_unlink (p);
+        }
 }
 
 /* A bad line (or a CPU out of range) deep in the trace: the same message
@@ -358,6 +440,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_fast_path_matches_line_parser),
     cmocka_unit_test (test_batches_equal_records),
+    cmocka_unit_test (test_mapped_as_stream),
     cmocka_unit_test (test_errors_at_their_line),
     cmocka_unit_test (test_consumer_failure_stops_reader),
     cmocka_unit_test (test_empty_and_missing),

@@ -31,15 +31,6 @@ teardown (void **state)
   return 0;
 }
 
-/* The report after its first line (which names the trace). */
-static const char *
-body (const char *out)
-{
-  const char *nl = strchr (out, '\n');
-  assert_non_null (nl);
-  return nl + 1;
-}
-
 static void
 test_run_pipe_equals_file (void **state)
 {
@@ -50,7 +41,7 @@ test_run_pipe_equals_file (void **state)
                                                                          "-a", "slab", "-", NULL }), 0);
   assert_int_equal (tu_run (&file, NULL, (const char *[]) { "run", "-a", "slub@6.18", "-a", "slab",
                                                             path, NULL }), 0);
-  assert_string_equal (body (piped), body (file));
+  assert_string_equal (tu_after_first_line (piped), tu_after_first_line (file));
 }
 
 static void

@@ -30,15 +30,6 @@ perf_script (const char *data)
   return path;
 }
 
-/* Output after the first line (which names the trace). */
-static const char *
-body (const char *out)
-{
-  const char *nl = strchr (out, '\n');
-  assert_non_null (nl);
-  return nl + 1;
-}
-
 static void
 same_replay (const char *sample)
 {
@@ -62,7 +53,7 @@ same_replay (const char *sample)
         print_error ("%s\n", err);
       assert_int_equal (st, 0);
       assert_int_equal (tu_run (&from_text, NULL, b), 0);
-      assert_string_equal (body (from_data), body (from_text));
+      assert_string_equal (tu_after_first_line (from_data), tu_after_first_line (from_text));
     }
   g_unlink (text);
 }
@@ -93,7 +84,7 @@ test_convert_to_native (void **state)
   g_autofree char *a = NULL, *b = NULL;
   assert_int_equal (tu_run (&a, NULL, (const char *[]) { "run", data, NULL }), 0);
   assert_int_equal (tu_run (&b, NULL, (const char *[]) { "run", native, NULL }), 0);
-  assert_string_equal (body (a), body (b));
+  assert_string_equal (tu_after_first_line (a), tu_after_first_line (b));
   g_unlink (native);
 }
 
