@@ -147,6 +147,16 @@ tu_json_uint (const char *json, const char *anchor, const char *key)
   return g_ascii_strtoull (q + strlen (k), NULL, 10);
 }
 
+void
+tu_assert_ok (gboolean ok, const GError *error)
+{
+  if (!ok)
+    {
+      print_error ("%s\n", error ? error->message : "(no error)");
+      fail ();
+    }
+}
+
 const char *
 tu_after_first_line (const char *out)
 {

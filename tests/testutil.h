@@ -51,6 +51,9 @@ char *tu_trace_gen (const char *workload, const char *kernel, const char *const 
  * regeneration is scripts/regen-goldens only. */
 gboolean tu_golden_matches (const char *rel, const char *actual);
 
+/* Fail the test with @error's message (if any) unless @ok. */
+void tu_assert_ok (gboolean ok, const GError *error);
+
 /* Assert that @haystack contains @needle, printing both when not. */
 #define tu_assert_contains(haystack, needle)                                  \
   do {                                                                        \

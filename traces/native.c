@@ -15,6 +15,9 @@
 #include "sim/core/errors.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define HEADER_SIZE SIM_NATIVE_HEADER_SIZE
 #define BLOCK_HEADER_SIZE SIM_NATIVE_BLOCK_HEADER_SIZE
@@ -71,6 +74,10 @@ struct _SimNativeWriter {
   guint32         strings_written;
   guint64         ts, line, ptr;
   guint64         events;
+  /* The spool variant (native.h): records coded against the block's
+   * previous record of their kind (all zero at a block's start). */
+  gboolean        spool;
+  SimTraceEvent   prev[SIM_TRACE_N_KINDS];
 };
 
 static gboolean
@@ -122,15 +129,17 @@ flush_events (SimNativeWriter *w, GError **error)
   w->rec_len = 0;
   w->n = 0;
   w->ts = w->line = w->ptr = 0;
+  if (w->spool)
+    memset (w->prev, 0, sizeof w->prev);
   return TRUE;
 }
 
-SimNativeWriter *
-sim_native_writer_new (GOutputStream *out, SimTraceReader *src, GError **error)
+static SimNativeWriter *
+writer_new (GOutputStream *out, SimTraceReader *src, guint32 version, GError **error)
 {
   guint8 h[HEADER_SIZE];
   memcpy (h, magic, 8);
-  put_u32 (h + 8, SIM_NATIVE_VERSION);
+  put_u32 (h + 8, version);
   put_u32 (h + 12, (guint32) sim_trace_reader_source_format (src));
   if (!g_output_stream_write_all (out, h, sizeof h, NULL, NULL, error))
     return NULL;
@@ -139,7 +148,20 @@ sim_native_writer_new (GOutputStream *out, SimTraceReader *src, GError **error)
   w->src = src;
   w->rec_cap = SIM_NATIVE_BLOCK_EVENTS * 32;
   w->rec = g_malloc (w->rec_cap);
+  w->spool = version == SIM_NATIVE_SPOOL_VERSION;
   return w;
+}
+
+SimNativeWriter *
+sim_native_writer_new (GOutputStream *out, SimTraceReader *src, GError **error)
+{
+  return writer_new (out, src, SIM_NATIVE_VERSION, error);
+}
+
+SimNativeWriter *
+sim_native_writer_new_spool (GOutputStream *out, SimTraceReader *src, GError **error)
+{
+  return writer_new (out, src, SIM_NATIVE_SPOOL_VERSION, error);
 }
 
 /* One record at @p (room for the longest made), the predictors in
@@ -172,10 +194,107 @@ put_record (guint8 *p, const SimTraceEvent *ev, guint64 *ts, guint64 *line, guin
   return p;
 }
 
+/* The spool's integers (native.h): a prefix varint, whose first byte's
+ * trailing zeros say how many bytes follow, so that the reader takes it
+ * from one load and a shift.  Stores 8 bytes at @p whatever the length
+ * (the caller has room); the byte after it. */
+static inline guint8 *
+put_pvar_at (guint8 *p, guint64 v)
+{
+  if (v < 0x80)
+    {
+      *p = (guint8) (v << 1 | 1);
+      return p + 1;
+    }
+  guint n = (guint) (64 - __builtin_clzll (v) + 6) / 7;     /* 7-bit groups: 2..10 */
+  if (n > 8)
+    {
+      *p = 0;
+      guint64 le = GUINT64_TO_LE (v);
+      memcpy (p + 1, &le, 8);
+      return p + 9;
+    }
+  guint64 w = GUINT64_TO_LE (v << n | G_GUINT64_CONSTANT (1) << (n - 1));
+  memcpy (p, &w, 8);
+  return p + n;
+}
+
+G_STATIC_ASSERT (G_STRUCT_OFFSET (SimTraceEvent, call_site) == 16
+                 && G_STRUCT_OFFSET (SimTraceEvent, line) == 48
+                 && G_STRUCT_OFFSET (SimTraceEvent, kind) == 56
+                 && sizeof (SimTraceEvent) == 104);
+
+/* The spool mask (native.h) of @ev against @prev: which of its 20 words
+ * differ (four 16-byte compares on x86-64). */
+static inline guint32
+spool_mask (const SimTraceEvent *ev, const SimTraceEvent *prev)
+{
+  const guint8 *a = (const guint8 *) ev, *b = (const guint8 *) prev;
+#ifdef __SSE2__
+  guint32 m = 0;
+  for (guint v = 0; v < 2; v++)
+    {
+      __m128i x = _mm_loadu_si128 ((const __m128i *) (gconstpointer) (a + 16 + 16 * v));
+      __m128i y = _mm_loadu_si128 ((const __m128i *) (gconstpointer) (b + 16 + 16 * v));
+      m |= (guint32) _mm_movemask_ps (_mm_castsi128_ps (_mm_cmpeq_epi32 (x, y))) << (4 * v);
+    }
+  for (guint v = 0; v < 3; v++)
+    {
+      __m128i x = _mm_loadu_si128 ((const __m128i *) (gconstpointer) (a + 56 + 16 * v));
+      __m128i y = _mm_loadu_si128 ((const __m128i *) (gconstpointer) (b + 56 + 16 * v));
+      m |= (guint32) _mm_movemask_ps (_mm_castsi128_ps (_mm_cmpeq_epi32 (x, y)))
+           << (SIM_SPOOL_WORDS_LO + 4 * v);
+    }
+  return ~m & ((1u << SIM_SPOOL_MASK_BITS) - 1);
+#else
+  guint32 m = 0;
+  for (guint j = 0; j < SIM_SPOOL_MASK_BITS; j++)
+    {
+      gsize off = j < SIM_SPOOL_WORDS_LO ? 16 + 4 * j : 56 + 4 * (j - SIM_SPOOL_WORDS_LO);
+      m |= (guint32) (memcmp (a + off, b + off, 4) != 0) << j;
+    }
+  return m;
+#endif
+}
+
+/* A spool record (native.h): the kind, the deltas of ts_ns, line and ptr,
+ * the mask of the words that differ from @prev (the block's previous
+ * record of this kind), and those words, lowest bit first; @prev becomes
+ * this record. */
+static inline guint8 *
+put_spool_record (guint8 *p, const SimTraceEvent *ev, SimTraceEvent *prev, guint64 *ts,
+                  guint64 *line, guint64 *ptr)
+{
+  *p++ = (guint8) ev->kind;
+  p = put_pvar_at (p, zigzag ((gint64) (ev->ts_ns - *ts)));
+  p = put_pvar_at (p, zigzag ((gint64) (ev->line - *line)));
+  p = put_pvar_at (p, zigzag ((gint64) (ev->ptr - *ptr)));
+  /* (the kind is the record's own; a block's first record of a kind
+   * compares with zeros) */
+  guint32 mask = spool_mask (ev, prev) & ~(1u << SIM_SPOOL_KIND_BIT);
+  p = put_pvar_at (p, mask);
+  const guint8 *w = (const guint8 *) ev;
+  for (guint32 m = mask; m; m &= m - 1)
+    {
+      guint j = (guint) __builtin_ctz (m);
+      guint32 v;
+      memcpy (&v, w + (j < SIM_SPOOL_WORDS_LO ? 16 + 4 * j : 24 + 4 * j), 4);
+      p = put_pvar_at (p, v);
+    }
+  *prev = *ev;
+  *ts = ev->ts_ns;
+  *line = ev->line;
+  *ptr = ev->ptr;
+  return p;
+}
+
 /* A record is a kind byte and 19 varints: room for the longest is made
  * first, so the varints are stored with no check a byte (the spool of
- * every text `run` goes through here). */
+ * every text `run` goes through here).  A spool record is at most a kind
+ * byte, four nine-byte prefix varints and 20 of five bytes (32-bit words),
+ * the last stored as 8 bytes past its end at most: within the same room. */
 #define RECORD_MAX (1 + 19 * VAR_MAX)
+G_STATIC_ASSERT (1 + 4 * 9 + 20 * 5 + 8 <= RECORD_MAX);
 
 gboolean
 sim_native_writer_add (SimNativeWriter *w, const SimTraceEvent *ev, GError **error)
@@ -205,7 +324,9 @@ sim_native_writer_add_many (SimNativeWriter *w, const SimTraceEvent *ev, guint n
               w->rec = g_realloc (w->rec, w->rec_cap);
               p = w->rec + at;
             }
-          p = put_record (p, &ev[i + k], &ts, &line, &ptr);
+          p = w->spool ? put_spool_record (p, &ev[i + k], &w->prev[ev[i + k].kind], &ts, &line,
+                                           &ptr)
+                       : put_record (p, &ev[i + k], &ts, &line, &ptr);
         }
       w->ts = ts, w->line = line, w->ptr = ptr;
       w->rec_len = (gsize) (p - w->rec);

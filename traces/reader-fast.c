@@ -186,6 +186,31 @@ dec_space (const char *v, const char *e, guint64 *out, const char **ve)
   return TRUE;
 }
 
+/* Sixteen hex digits (either case) at @v: hex8 twice, in one 16-byte
+ * pass.  A byte is a digit or, with 0x20 or-ed in, a to f (signed
+ * compares: bytes of 0x80 and above are neither); its nibble is its low
+ * four bits plus 9 for a letter; pairs of nibbles become bytes in 16-bit
+ * lanes, which pack into the eight bytes of the value, first digits
+ * first, so the value is them byte-swapped. */
+static inline __attribute__ ((always_inline)) gboolean
+hex16 (const char *v, guint64 *out)
+{
+  __m128i x = _mm_loadu_si128 ((const __m128i *) v);
+  __m128i y = _mm_or_si128 (x, _mm_set1_epi8 (0x20));
+  __m128i dig = _mm_and_si128 (_mm_cmpgt_epi8 (x, _mm_set1_epi8 ('0' - 1)),
+                               _mm_cmplt_epi8 (x, _mm_set1_epi8 ('9' + 1)));
+  __m128i let = _mm_and_si128 (_mm_cmpgt_epi8 (y, _mm_set1_epi8 ('a' - 1)),
+                               _mm_cmplt_epi8 (y, _mm_set1_epi8 ('f' + 1)));
+  if (_mm_movemask_epi8 (_mm_or_si128 (dig, let)) != 0xffff)
+    return FALSE;
+  __m128i nib = _mm_add_epi8 (_mm_and_si128 (x, _mm_set1_epi8 (0x0f)),
+                              _mm_and_si128 (let, _mm_set1_epi8 (9)));
+  __m128i pair = _mm_or_si128 (_mm_slli_epi16 (_mm_and_si128 (nib, _mm_set1_epi16 (0x00ff)), 4),
+                               _mm_srli_epi16 (nib, 8));
+  *out = __builtin_bswap64 ((guint64) _mm_cvtsi128_si64 (_mm_packus_epi16 (pair, pair)));
+  return TRUE;
+}
+
 /* "KEY=" of every key the parser reads, for a 16-byte compare. */
 static const struct {
   char    lit[16];
@@ -249,26 +274,85 @@ typedef struct {
   guint32 comm_id;
 } PrefixMemo;
 
+/* What a run of fields sets: the keys in it (1 << KEY_*), their F_* bits,
+ * and the values of the event's fields they set. */
+typedef struct {
+  guint32 seen, have;
+  guint32 call_site_id, cache_id, gfp_id, gfp;
+  gint32  node, order, migratetype, accounted;
+  guint64 call_site, bytes_req, bytes_alloc;
+} FieldVals;
+
+/* The keys whose fields a memo may hold: none that sets ptr or pfn. */
+#define MEMO_KEYS ((1u << KEY_NAME) | (1u << KEY_NODE) | (1u << KEY_ORDER) |             \
+                   (1u << KEY_BYTES_REQ) | (1u << KEY_GFP_FLAGS) | (1u << KEY_ACCOUNTED) | \
+                   (1u << KEY_BYTES_ALLOC) | (1u << KEY_MIGRATETYPE) | (1u << KEY_CALL_SITE))
+
+static inline void
+vals_take (FieldVals *fv, const SimTraceEvent *ev, guint seen, guint have)
+{
+  *fv = (FieldVals) {
+    .seen = seen, .have = have, .call_site_id = ev->call_site_id, .cache_id = ev->cache_id,
+    .gfp_id = ev->gfp_id, .gfp = ev->gfp, .node = ev->node, .order = ev->order,
+    .migratetype = ev->migratetype, .accounted = ev->accounted, .call_site = ev->call_site,
+    .bytes_req = ev->bytes_req, .bytes_alloc = ev->bytes_alloc,
+  };
+}
+
+static inline void
+vals_apply (SimTraceEvent *ev, const FieldVals *fv)
+{
+  guint s = fv->seen;
+  if (s & (1u << KEY_CALL_SITE))
+    ev->call_site_id = fv->call_site_id, ev->call_site = fv->call_site;
+  if (s & (1u << KEY_NAME))
+    ev->cache_id = fv->cache_id;
+  if (s & (1u << KEY_NODE))
+    ev->node = fv->node;
+  if (s & (1u << KEY_ORDER))
+    ev->order = fv->order;
+  if (s & (1u << KEY_BYTES_REQ))
+    ev->bytes_req = fv->bytes_req;
+  if (s & (1u << KEY_GFP_FLAGS))
+    ev->gfp_id = fv->gfp_id, ev->gfp = fv->gfp;
+  if (s & (1u << KEY_ACCOUNTED))
+    ev->accounted = fv->accounted;
+  if (s & (1u << KEY_BYTES_ALLOC))
+    ev->bytes_alloc = fv->bytes_alloc;
+  if (s & (1u << KEY_MIGRATETYPE))
+    ev->migratetype = fv->migratetype;
+}
+
+/* The field head memo: from the end of the timestamp through the first
+ * "ptr=" or "page=" (" kmem_cache_free: call_site=vfs_fstatat+0x71/0xb0
+ * ptr="): the event name and the fields before the pointer. */
+#define HEAD_MAX   96
+#define HEAD_SLOTS 256
+typedef struct {
+  char      bytes[HEAD_MAX];
+  guint32   len;                 /* 0: empty */
+  guint32   kind, key;           /* KEY_PTR or KEY_PAGE */
+  FieldVals vals;
+} HeadMemo;
+
 /* The field tail memo: the fields after the last pointer or page frame
  * ("name=... bytes_req=... gfp_flags=... node=-1 accounted=false"), which
  * a call site repeats, with what they set. */
 #define TAIL_MAX   128
 #define TAIL_SLOTS 256
 typedef struct {
-  char    pad[16];               /* the end compare reads up to 16 bytes before bytes */
-  char    bytes[TAIL_MAX];
-  guint32 len;                   /* 0: empty */
-  guint32 kind;
-  guint32 seen, have;            /* 1 << KEY_*, F_* of the fields in it */
-  guint32 cache_id, gfp_id, gfp;
-  gint32  node, order, migratetype, accounted;
-  guint64 bytes_req, bytes_alloc;
+  char      pad[16];             /* the end compare reads up to 16 bytes before bytes */
+  char      bytes[TAIL_MAX];
+  guint32   len;                 /* 0: empty */
+  guint32   kind;
+  FieldVals vals;
 } TailMemo;
 
 struct _SimTraceFast {
   guint64    accepted;           /* lines read here (tests) */
   StrMemo    str[4][256];
   PrefixMemo prefix[PREFIX_SLOTS];
+  HeadMemo   head[HEAD_SLOTS];
   TailMemo   tail[TAIL_SLOTS];
 };
 
@@ -283,12 +367,6 @@ sim_trace_fast_accepted (SimTraceReader *r)
 {
   return r->fast ? r->fast->accepted : 0;
 }
-
-/* The keys whose fields a tail memo may hold: none that sets ptr, pfn or
- * the call site. */
-#define TAIL_KEYS ((1u << KEY_NAME) | (1u << KEY_NODE) | (1u << KEY_ORDER) |             \
-                   (1u << KEY_BYTES_REQ) | (1u << KEY_GFP_FLAGS) | (1u << KEY_ACCOUNTED) | \
-                   (1u << KEY_BYTES_ALLOC) | (1u << KEY_MIGRATETYPE))
 
 /* [a, a + n) == [b, b + n), both readable up to n rounded up to 16. */
 static inline gboolean
@@ -392,6 +470,16 @@ tail_slot (SimTraceFast *f, const char *q, const char *e, guint kind)
     h ^= (load8 (e - 8) >> (8 * (8 - n))) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
   h ^= h >> 31;
   return &f->tail[(h * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 56];
+}
+
+/* The slot of the head starting at @q (at least 48 bytes before e). */
+static inline HeadMemo *
+head_slot (SimTraceFast *f, const char *q)
+{
+  guint64 h = (load8 (q + 8) * G_GUINT64_CONSTANT (0x2545f4914f6cdd1d)) ^ load8 (q + 24) ^
+              (load8 (q + 40) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9));
+  h ^= h >> 29;
+  return &f->head[(h * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 56];
 }
 
 gboolean
@@ -568,28 +656,50 @@ sim_trace_fast_line (SimTraceReader *r, const char *ls, const char *e, SimTraceE
   };
   ns *= scale[fl];
 
-  /* the event name: up to the first ':' before a space or the end */
-  q = skip_spaces (q, e);
-  const char *name = q, *base = q;
-  for (;;)
+  /* The head memo: when the text from here through the first pointer's
+   * key is the bytes of a head read before, the event and the fields
+   * before the pointer are what they were. */
+  const char *h0 = q;
+  HeadMemo *hm = NULL;
+  int kind = -1;
+  guint id = KEY_NONE, prev = KEY_NONE;
+  const char *v = NULL;
+  gboolean head_hit = FALSE;
+  if (e - h0 >= 48)
     {
-      q = find1 (q, e, ':');
-      if (G_UNLIKELY (q >= e))
-        return FALSE;
-      if (q + 1 == e || q[1] == ' ')
-        break;
-      base = ++q;
+      hm = head_slot (f, h0);
+      if (hm->len != 0 && (gsize) (e - h0) >= hm->len + 16 && same_fwd (h0, hm->bytes, hm->len))
+        {
+          head_hit = TRUE;
+          kind = (int) hm->kind;
+          v = h0 + hm->len;
+          id = prev = hm->key;
+        }
     }
-  int kind;
-  if (base == name)
-    kind = fast_kind (name, q - name);
-  else if (base - name == 5 && memcmp (name, "kmem:", 5) == 0)
-    kind = fast_kind (base, q - base);
-  else
-    return FALSE;
-  if (G_UNLIKELY (kind < 0))
-    return FALSE;
-  q++;
+  if (!head_hit)
+    {
+      /* the event name: up to the first ':' before a space or the end */
+      q = skip_spaces (q, e);
+      const char *name = q, *base = q;
+      for (;;)
+        {
+          q = find1 (q, e, ':');
+          if (G_UNLIKELY (q >= e))
+            return FALSE;
+          if (q + 1 == e || q[1] == ' ')
+            break;
+          base = ++q;
+        }
+      if (base == name)
+        kind = fast_kind (name, q - name);
+      else if (base - name == 5 && memcmp (name, "kmem:", 5) == 0)
+        kind = fast_kind (base, q - base);
+      else
+        return FALSE;
+      if (G_UNLIKELY (kind < 0))
+        return FALSE;
+      q++;
+    }
 
   memset (ev, 0, sizeof *ev);
   ev->kind = (SimTraceKind) kind;
@@ -603,11 +713,21 @@ sim_trace_fast_line (SimTraceReader *r, const char *ls, const char *e, SimTraceE
   guint have = 0, seen = 0;
   int ptr_digits = 0;
   guint8 *next_key = r->next_key[kind];
-  guint prev = KEY_NONE;
   const char *tail = NULL;          /* after the last pointer or frame */
   guint tail_seen = 0, tail_have = 0;
   TailMemo *tm = NULL;
+  const char *head_end = NULL;      /* the first pointer's value */
+  guint head_seen = 0, head_have = 0;
   gboolean gfp_read = FALSE;
+  if (head_hit)
+    {
+      vals_apply (ev, &hm->vals);
+      seen = hm->vals.seen;
+      have = hm->vals.have;
+      hm = NULL;
+      goto value;
+    }
+  prev = KEY_NONE;
   for (;;)
     {
       if (q >= e)
@@ -620,7 +740,7 @@ sim_trace_fast_line (SimTraceReader *r, const char *ls, const char *e, SimTraceE
         }
       const char *k = q;
       gsize klen;
-      guint id = next_key[prev];
+      id = next_key[prev];
       if (G_LIKELY (key_guess (q, e, id, &klen)))
         q += klen;
       else
@@ -633,7 +753,15 @@ sim_trace_fast_line (SimTraceReader *r, const char *ls, const char *e, SimTraceE
           next_key[prev] = (guint8) (id == KEY_OTHER ? KEY_NONE : id);
         }
       prev = id;
-      const char *v = q + 1, *ve;
+      v = q + 1;
+      if (head_end == NULL && (id == KEY_PTR || id == KEY_PAGE))
+        {
+          head_end = v;
+          head_seen = seen;
+          head_have = have;
+        }
+    value:;
+      const char *ve;
       if (id != KEY_OTHER)
         {
           if (G_UNLIKELY (seen & (1u << id)))
@@ -647,18 +775,14 @@ sim_trace_fast_line (SimTraceReader *r, const char *ls, const char *e, SimTraceE
         {
         case KEY_PTR:
           {
-            guint64 hi, lo;
-            if ((e - v == 16 || (e - v >= 17 && v[16] == ' ')) && hex8 (v, &hi) &&
-                hex8 (v + 8, &lo))
+            if ((e - v == 16 || (e - v >= 17 && v[16] == ' ')) && hex16 (v, &ev->ptr))
               {
-                ev->ptr = hi << 32 | lo;
                 ptr_digits = 16;
                 ve = v + 16;
               }
             else if ((e - v == 18 || (e - v >= 19 && v[18] == ' ')) && v[0] == '0' &&
-                     v[1] == 'x' && hex8 (v + 2, &hi) && hex8 (v + 10, &lo))
+                     v[1] == 'x' && hex16 (v + 2, &ev->ptr))
               {
-                ev->ptr = hi << 32 | lo;
                 ptr_digits = 0;
                 ve = v + 18;
               }
@@ -702,11 +826,8 @@ sim_trace_fast_line (SimTraceReader *r, const char *ls, const char *e, SimTraceE
           break;
         case KEY_PAGE:
           {
-            guint64 hi, lo;
-            if ((e - v == 16 || (e - v >= 17 && v[16] == ' ')) && hex8 (v, &hi) &&
-                hex8 (v + 8, &lo))
+            if ((e - v == 16 || (e - v >= 17 && v[16] == ' ')) && hex16 (v, &ev->ptr))
               {
-                ev->ptr = hi << 32 | lo;
                 ve = v + 16;
               }
             else
@@ -810,26 +931,11 @@ sim_trace_fast_line (SimTraceReader *r, const char *ls, const char *e, SimTraceE
           tm = tail_slot (f, q, e, kind);
           if (tm->len == e - q && tm->kind == (guint) kind && same_tail (q, e, tm->bytes))
             {
-              if (G_UNLIKELY (seen & tm->seen))
+              if (G_UNLIKELY (seen & tm->vals.seen))
                 return FALSE;
-              seen |= tm->seen;
-              have |= tm->have;
-              if (tm->seen & (1u << KEY_NAME))
-                ev->cache_id = tm->cache_id;
-              if (tm->seen & (1u << KEY_NODE))
-                ev->node = tm->node;
-              if (tm->seen & (1u << KEY_ORDER))
-                ev->order = tm->order;
-              if (tm->seen & (1u << KEY_BYTES_REQ))
-                ev->bytes_req = tm->bytes_req;
-              if (tm->seen & (1u << KEY_GFP_FLAGS))
-                ev->gfp_id = tm->gfp_id, ev->gfp = tm->gfp;
-              if (tm->seen & (1u << KEY_ACCOUNTED))
-                ev->accounted = tm->accounted;
-              if (tm->seen & (1u << KEY_BYTES_ALLOC))
-                ev->bytes_alloc = tm->bytes_alloc;
-              if (tm->seen & (1u << KEY_MIGRATETYPE))
-                ev->migratetype = tm->migratetype;
+              vals_apply (ev, &tm->vals);
+              seen |= tm->vals.seen;
+              have |= tm->vals.have;
               tm = NULL;
               tail = NULL;
               break;
@@ -879,22 +985,20 @@ sim_trace_fast_line (SimTraceReader *r, const char *ls, const char *e, SimTraceE
       pm->pid = pid;
       pm->comm_id = ev->comm_id;
     }
-  if (tm != NULL && tail != NULL && ((seen & ~tail_seen) & ~TAIL_KEYS) == 0)
+  if (tm != NULL && tail != NULL && ((seen & ~tail_seen) & ~MEMO_KEYS) == 0)
     {
       memcpy (tm->bytes, tail, e - tail);
       tm->len = (guint32) (e - tail);
       tm->kind = (guint32) kind;
-      tm->seen = seen & ~tail_seen;
-      tm->have = have & ~tail_have;
-      tm->cache_id = ev->cache_id;
-      tm->gfp_id = ev->gfp_id;
-      tm->gfp = ev->gfp;
-      tm->node = ev->node;
-      tm->order = ev->order;
-      tm->migratetype = ev->migratetype;
-      tm->accounted = ev->accounted;
-      tm->bytes_req = ev->bytes_req;
-      tm->bytes_alloc = ev->bytes_alloc;
+      vals_take (&tm->vals, ev, seen & ~tail_seen, have & ~tail_have);
+    }
+  if (hm != NULL && head_end != NULL && head_end - h0 <= HEAD_MAX && (head_seen & ~MEMO_KEYS) == 0)
+    {
+      memcpy (hm->bytes, h0, head_end - h0);
+      hm->len = (guint32) (head_end - h0);
+      hm->kind = (guint32) kind;
+      hm->key = head_end[-2] == 'r' ? KEY_PTR : KEY_PAGE;
+      vals_take (&hm->vals, ev, head_seen, head_have);
     }
   f->accepted++;
   return TRUE;

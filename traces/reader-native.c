@@ -4,7 +4,9 @@
  * Every block's CRC-32 is checked before its records are decoded, so a
  * flipped bit or a cut file is named (block number and byte offset) instead
  * of replayed as garbage.  Records are varints, the timestamp, source line
- * and pointer as deltas from the previous record of the same block.
+ * and pointer as deltas from the previous record of the same block.  The
+ * spool variant (traces/native.h), which only this process writes and
+ * reads, codes a record against the block's previous one of its kind.
  */
 #include "traces/native.h"
 #include "traces/reader-private.h"
@@ -114,7 +116,10 @@ sim_trace_native_open (SimTraceReader *r, GError **error)
       return FALSE;
     }
   guint32 version = get_u32 (h + 8), src = get_u32 (h + 12);
-  if (version != SIM_NATIVE_VERSION)
+  /* (the spool variant: slabsim's own spool, read back by the process
+   * that wrote it; traces/native.h) */
+  r->nat.spool = version == SIM_NATIVE_SPOOL_VERSION;
+  if (version != SIM_NATIVE_VERSION && !r->nat.spool)
     {
       g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_UNSUPPORTED,
                    "%s: native trace version %u, expected %u (convert the text trace again)",
@@ -305,6 +310,8 @@ next_block (SimTraceReader *r, GError **error)
       r->nat.e = e;
       r->nat.left = count;
       r->nat.ts = r->nat.line = r->nat.ptr = 0;
+      if (r->nat.spool)
+        memset (r->nat.prev, 0, sizeof r->nat.prev);
       return TRUE;
     default:
       if (!read_trailer (r, p, e, error))
@@ -365,6 +372,274 @@ get_var_word (const guint8 *p, guint64 *out)
 
 /* The bytes of the longest record: its kind and 18 ten-byte varints. */
 #define RECORD_MAX (1 + 18 * 10)
+/* A spool record's: its kind, three deltas and the mask of at most nine
+ * bytes, 20 words of at most five (a word of more is an error, found
+ * before the next is read); and the 8-byte load of the last (spool_var). */
+#define SPOOL_RECORD_MAX (1 + 4 * 9 + 20 * 9 + 8)
+
+/* Why a run of records stopped before the count asked. */
+typedef enum { REC_OK, REC_BAD_KIND, REC_BAD_CPU, REC_BAD_STRING, REC_BAD_MASK,
+               REC_BAD_WORD, REC_SHORT } RecStop;
+
+/* The records' decoding state: the block's unread bytes and predictors,
+ * in locals for a run of records and written back once. */
+typedef struct {
+  const guint8 *p, *e;
+  guint64 ts, line, ptr;
+  guint32 nstr;              /* strings defined: ids above are errors */
+  RecStop stop;
+  guint64 bad_value;
+} RecRun;
+
+/* Up to @n public (version 1) records into @ev; how many were good (run->p
+ * is after the last of them). */
+static guint
+records_public (SimTraceReader *r, RecRun *run, SimTraceEvent *ev, guint n)
+{
+  const guint8 *p = run->p, *const e = run->e;
+  const guint32 nstr = run->nstr;
+  guint64 ts = run->ts, line = run->line, ptr = run->ptr;
+  guint64 *const by_kind = r->stats.by_kind;
+  const guint8 *good = p;   /* after the last good record */
+  guint i;
+  for (i = 0; i < n; i++)
+    {
+      guint64 v[19];
+      if (G_LIKELY (e - p >= RECORD_MAX))
+        {
+          /* the longest record fits: no end check a byte; a one-byte
+           * varint (most fields of most records) is one compare */
+          v[0] = *p++;
+#define GETV(j)                                                         \
+          if (G_LIKELY (*p < 0x80))                                     \
+            v[j] = *p++;                                                \
+          else if ((p = get_var_word (p, &v[j])) == NULL)               \
+            goto short_record
+          GETV (1); GETV (2); GETV (3); GETV (4); GETV (5); GETV (6); GETV (7); GETV (8);
+          GETV (9); GETV (10); GETV (11); GETV (12); GETV (13); GETV (14); GETV (15);
+          GETV (16); GETV (17); GETV (18);
+#undef GETV
+        }
+      else
+        {
+          if (p >= e)
+            goto short_record;
+          v[0] = *p++;
+          for (int j = 1; j < 19; j++)
+            if (!get_var (&p, e, &v[j]))
+              goto short_record;
+        }
+      if (G_UNLIKELY (v[0] >= SIM_TRACE_N_KINDS))
+        {
+          run->stop = REC_BAD_KIND;
+          run->bad_value = v[0];
+          break;
+        }
+      /* the writer stores the CPU as a 32-bit pattern: -1 (none) or 0..2^31-1 */
+      if (G_UNLIKELY (v[1] > G_MAXINT32 && v[1] != G_MAXUINT32))
+        {
+          run->stop = REC_BAD_CPU;
+          run->bad_value = v[1];
+          break;
+        }
+      /* (their OR bounds their largest: one compare in the common case) */
+      if (G_UNLIKELY ((v[5] | v[10] | v[11] | v[12]) > nstr)
+          && (v[5] > nstr || v[10] > nstr || v[11] > nstr || v[12] > nstr))
+        {
+          run->stop = REC_BAD_STRING;
+          break;
+        }
+      ts += (guint64) unzigzag (v[2]);
+      line += (guint64) unzigzag (v[3]);
+      ptr += (guint64) unzigzag (v[4]);
+      SimTraceEvent *o = &ev[i];
+      o->kind = (SimTraceKind) v[0];
+      o->cpu = (gint32) v[1];
+      o->ts_ns = ts;
+      o->line = line;
+      o->ptr = ptr;
+      o->call_site_id = (guint32) v[5];
+      o->call_site = v[6];
+      o->bytes_req = v[7];
+      o->bytes_alloc = v[8];
+      o->gfp = (guint32) v[9];
+      o->gfp_id = (guint32) v[10];
+      o->cache_id = (guint32) v[11];
+      o->comm_id = (guint32) v[12];
+      o->pid = (gint32) unzigzag (v[13]);
+      o->node = (gint32) unzigzag (v[14]);
+      o->order = (gint32) unzigzag (v[15]);
+      o->migratetype = (gint32) unzigzag (v[16]);
+      o->accounted = (gint32) unzigzag (v[17]);
+      o->pfn = v[18];
+      by_kind[v[0]]++;
+      good = p;
+      continue;
+    short_record:
+      run->stop = REC_SHORT;
+      break;
+    }
+  run->p = good;
+  run->ts = ts;
+  run->line = line;
+  run->ptr = ptr;
+  return i;
+}
+
+/* One integer of a spool record (a prefix varint, traces/native.c
+ * put_pvar_at): with @room (the longest record and an 8-byte load past it
+ * fit) one load and a shift; else byte by byte, NULL past @e. */
+static inline const guint8 *
+spool_var (const guint8 *p, const guint8 *e, gboolean room, guint64 *out)
+{
+  guint b0;
+  if (G_LIKELY (room))
+    {
+      b0 = *p;
+      if (G_LIKELY (b0 & 1))
+        {
+          *out = b0 >> 1;
+          return p + 1;
+        }
+      guint64 w;
+      if (b0 == 0)
+        {
+          memcpy (&w, p + 1, 8);
+          *out = GUINT64_FROM_LE (w);
+          return p + 9;
+        }
+      guint n = (guint) __builtin_ctz (b0) + 1;          /* 2..8 bytes */
+      memcpy (&w, p, 8);
+      w = GUINT64_FROM_LE (w);
+      *out = (w & (G_MAXUINT64 >> (64 - 8 * n))) >> n;
+      return p + n;
+    }
+  if (p >= e)
+    return NULL;
+  b0 = *p;
+  guint n = b0 == 0 ? 9 : (guint) __builtin_ctz (b0) + 1;
+  if ((gsize) (e - p) < n)
+    return NULL;
+  guint64 v = 0;
+  if (n == 9)
+    for (guint i = 0; i < 8; i++)
+      v |= (guint64) p[1 + i] << (8 * i);
+  else
+    {
+      for (guint i = 0; i < n; i++)
+        v |= (guint64) p[i] << (8 * i);
+      v >>= n;
+    }
+  *out = v;
+  return p + n;
+}
+
+/* records_public for the spool variant (traces/native.h): each record is
+ * the block's previous one of its kind with the words of its mask
+ * replaced, one copy and a few one-load integers instead of eighteen
+ * varints. */
+/* The mask bits of the words a record's reading checks (traces/native.h):
+ * cpu, gfp_id, cache_id, call_site_id, comm_id. */
+#define SPOOL_WORD_BIT(field) \
+  (1u << (SIM_SPOOL_WORDS_LO + (G_STRUCT_OFFSET (SimTraceEvent, field) - 56) / 4))
+#define SPOOL_CHECKED                                                            \
+  (SPOOL_WORD_BIT (cpu) | SPOOL_WORD_BIT (gfp_id) | SPOOL_WORD_BIT (cache_id)      \
+   | SPOOL_WORD_BIT (call_site_id) | SPOOL_WORD_BIT (comm_id))
+
+static guint
+records_spool (SimTraceReader *r, RecRun *run, SimTraceEvent *ev, guint n)
+{
+  const guint8 *p = run->p, *const e = run->e;
+  const guint32 nstr = run->nstr;
+  guint64 ts = run->ts, line = run->line, ptr = run->ptr;
+  guint64 *const by_kind = r->stats.by_kind;
+  const guint8 *good = p;
+  guint i;
+  for (i = 0; i < n; i++)
+    {
+      gboolean room = e - p >= SPOOL_RECORD_MAX;
+      if (!room && p >= e)
+        goto short_record;
+      guint kind = *p++;
+      if (G_UNLIKELY (kind >= SIM_TRACE_N_KINDS))
+        {
+          run->stop = REC_BAD_KIND;
+          run->bad_value = kind;
+          break;
+        }
+      guint64 dts, dline, dptr, mask;
+      if ((p = spool_var (p, e, room, &dts)) == NULL
+          || (p = spool_var (p, e, room, &dline)) == NULL
+          || (p = spool_var (p, e, room, &dptr)) == NULL
+          || (p = spool_var (p, e, room, &mask)) == NULL)
+        goto short_record;
+      if (G_UNLIKELY (mask >> SIM_SPOOL_MASK_BITS || mask & (1u << SIM_SPOOL_KIND_BIT)))
+        {
+          run->stop = REC_BAD_MASK;
+          run->bad_value = mask;
+          break;
+        }
+      /* The words are put into the kind's previous record itself, then
+       * copied out: a record that fails leaves it half changed, but the
+       * reader reads no further after an error (its error is sticky). */
+      SimTraceEvent *prev = &r->nat.prev[kind];
+      guint8 *w = (guint8 *) prev;
+      for (guint32 m = (guint32) mask; m; m &= m - 1)
+        {
+          guint j = (guint) __builtin_ctz (m);
+          guint64 v;
+          if ((p = spool_var (p, e, room, &v)) == NULL)
+            goto short_record;
+          if (G_UNLIKELY (v > G_MAXUINT32))
+            {
+              run->stop = REC_BAD_WORD;
+              run->bad_value = v;
+              goto stop;
+            }
+          guint32 v32 = (guint32) v;
+          memcpy (w + (j < SIM_SPOOL_WORDS_LO ? 16 + 4 * j : 24 + 4 * j), &v32, 4);
+        }
+      /* What a public record's reading checks, where a word changed: a
+       * CPU of -1 or 0..2^31-1, string ids defined. */
+      if (G_UNLIKELY (mask & SPOOL_CHECKED))
+        {
+          if (G_UNLIKELY (prev->cpu < -1))
+            {
+              run->stop = REC_BAD_CPU;
+              run->bad_value = (guint32) prev->cpu;
+              break;
+            }
+          if (G_UNLIKELY ((prev->call_site_id | prev->gfp_id | prev->cache_id | prev->comm_id)
+                          > nstr)
+              && (prev->call_site_id > nstr || prev->gfp_id > nstr || prev->cache_id > nstr
+                  || prev->comm_id > nstr))
+            {
+              run->stop = REC_BAD_STRING;
+              break;
+            }
+        }
+      ts += (guint64) unzigzag (dts);
+      line += (guint64) unzigzag (dline);
+      ptr += (guint64) unzigzag (dptr);
+      prev->kind = (SimTraceKind) kind;
+      prev->ts_ns = ts;
+      prev->line = line;
+      prev->ptr = ptr;
+      ev[i] = *prev;
+      by_kind[kind]++;
+      good = p;
+      continue;
+    short_record:
+      run->stop = REC_SHORT;
+      break;
+    }
+stop:
+  run->p = good;
+  run->ts = ts;
+  run->line = line;
+  run->ptr = ptr;
+  return i;
+}
 
 guint
 sim_trace_native_next_n (SimTraceReader *r, SimTraceEvent *ev, guint max, GError **error)
@@ -388,113 +663,40 @@ sim_trace_native_next_n (SimTraceReader *r, SimTraceEvent *ev, guint max, GError
             return k;
           continue;
         }
-      /* The records of this block that fit in @ev, decoded with the
-       * block's state in locals and written back once. */
-      const guint8 *p = r->nat.p, *const e = r->nat.e;
-      const guint32 nstr = r->strs.strs->len;
-      guint64 ts = r->nat.ts, line = r->nat.line, ptr = r->nat.ptr;
-      guint n = MIN ((guint) r->nat.left, max - k), i;
-      guint64 *const by_kind = r->stats.by_kind;
-      const guint8 *good = p;   /* after the last good record */
-      enum { OK, BAD_KIND, BAD_CPU, BAD_STRING, SHORT } bad = OK;
-      guint64 bad_value = 0;
-      for (i = 0; i < n; i++)
-        {
-          guint64 v[19];
-          if (G_LIKELY (e - p >= RECORD_MAX))
-            {
-              /* the longest record fits: no end check a byte; a one-byte
-               * varint (most fields of most records) is one compare */
-              v[0] = *p++;
-#define GETV(j)                                                         \
-              if (G_LIKELY (*p < 0x80))                                 \
-                v[j] = *p++;                                            \
-              else if ((p = get_var_word (p, &v[j])) == NULL)           \
-                goto short_record
-              GETV (1); GETV (2); GETV (3); GETV (4); GETV (5); GETV (6); GETV (7); GETV (8);
-              GETV (9); GETV (10); GETV (11); GETV (12); GETV (13); GETV (14); GETV (15);
-              GETV (16); GETV (17); GETV (18);
-#undef GETV
-            }
-          else
-            {
-              if (p >= e)
-                goto short_record;
-              v[0] = *p++;
-              for (int j = 1; j < 19; j++)
-                if (!get_var (&p, e, &v[j]))
-                  goto short_record;
-            }
-          if (G_UNLIKELY (v[0] >= SIM_TRACE_N_KINDS))
-            {
-              bad = BAD_KIND;
-              bad_value = v[0];
-              break;
-            }
-          /* the writer stores the CPU as a 32-bit pattern: -1 (none) or 0..2^31-1 */
-          if (G_UNLIKELY (v[1] > G_MAXINT32 && v[1] != G_MAXUINT32))
-            {
-              bad = BAD_CPU;
-              bad_value = v[1];
-              break;
-            }
-          /* (their OR bounds their largest: one compare in the common case) */
-          if (G_UNLIKELY ((v[5] | v[10] | v[11] | v[12]) > nstr)
-              && (v[5] > nstr || v[10] > nstr || v[11] > nstr || v[12] > nstr))
-            {
-              bad = BAD_STRING;
-              break;
-            }
-          ts += (guint64) unzigzag (v[2]);
-          line += (guint64) unzigzag (v[3]);
-          ptr += (guint64) unzigzag (v[4]);
-          SimTraceEvent *o = &ev[k + i];
-          o->kind = (SimTraceKind) v[0];
-          o->cpu = (gint32) v[1];
-          o->ts_ns = ts;
-          o->line = line;
-          o->ptr = ptr;
-          o->call_site_id = (guint32) v[5];
-          o->call_site = v[6];
-          o->bytes_req = v[7];
-          o->bytes_alloc = v[8];
-          o->gfp = (guint32) v[9];
-          o->gfp_id = (guint32) v[10];
-          o->cache_id = (guint32) v[11];
-          o->comm_id = (guint32) v[12];
-          o->pid = (gint32) unzigzag (v[13]);
-          o->node = (gint32) unzigzag (v[14]);
-          o->order = (gint32) unzigzag (v[15]);
-          o->migratetype = (gint32) unzigzag (v[16]);
-          o->accounted = (gint32) unzigzag (v[17]);
-          o->pfn = v[18];
-          by_kind[v[0]]++;
-          good = p;
-          continue;
-        short_record:
-          bad = SHORT;
-          break;
-        }
+      /* The records of this block that fit in @ev. */
+      RecRun run = { .p = r->nat.p, .e = r->nat.e, .ts = r->nat.ts, .line = r->nat.line,
+                     .ptr = r->nat.ptr, .nstr = r->strs.strs->len, .stop = REC_OK };
+      guint n = MIN ((guint) r->nat.left, max - k);
+      guint i = r->nat.spool ? records_spool (r, &run, ev + k, n)
+                             : records_public (r, &run, ev + k, n);
       /* the @i good records */
-      r->nat.p = good;
-      r->nat.ts = ts;
-      r->nat.line = line;
-      r->nat.ptr = ptr;
+      r->nat.p = run.p;
+      r->nat.ts = run.ts;
+      r->nat.line = run.line;
+      r->nat.ptr = run.ptr;
       r->nat.left -= i;
       r->nat.records += i;
       r->stats.events += i;
       k += i;
-      if (bad == OK)
+      if (run.stop == REC_OK)
         continue;
-      if (bad == BAD_KIND)
+      if (run.stop == REC_BAD_KIND)
         NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected an event kind below %d, found %u",
-                 r->nat.records, SIM_TRACE_N_KINDS, (guint) bad_value);
-      else if (bad == BAD_CPU)
+                 r->nat.records, SIM_TRACE_N_KINDS, (guint) run.bad_value);
+      else if (run.stop == REC_BAD_CPU)
         NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected a CPU number from 0 to %d "
-                 "(or none), found %" G_GUINT64_FORMAT, r->nat.records, G_MAXINT32, bad_value);
-      else if (bad == BAD_STRING)
+                 "(or none), found %" G_GUINT64_FORMAT, r->nat.records, G_MAXINT32,
+                 run.bad_value);
+      else if (run.stop == REC_BAD_STRING)
         NAT_ERR (r, "record %" G_GUINT64_FORMAT ": a string id exceeds the %u strings defined",
-                 r->nat.records, nstr);
+                 r->nat.records, run.nstr);
+      else if (run.stop == REC_BAD_MASK)
+        NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected a spool word mask below %#x "
+                 "without bit %d, found %#" G_GINT64_MODIFIER "x", r->nat.records,
+                 1u << SIM_SPOOL_MASK_BITS, SIM_SPOOL_KIND_BIT, run.bad_value);
+      else if (run.stop == REC_BAD_WORD)
+        NAT_ERR (r, "record %" G_GUINT64_FORMAT ": expected a 32-bit spool word, found %"
+                 G_GUINT64_FORMAT, r->nat.records, run.bad_value);
       else
         NAT_ERR (r, "record %" G_GUINT64_FORMAT " runs past the end of the block",
                  r->nat.records);

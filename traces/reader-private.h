@@ -59,6 +59,10 @@ struct _SimTraceReader {
     guint64   block_offset;
     guint64   records;
     gboolean  trailer;
+    /* The spool variant (traces/native.h): records coded against the
+     * block's previous record of their kind (all zero at its start). */
+    gboolean  spool;
+    SimTraceEvent prev[SIM_TRACE_N_KINDS];
   } nat;
 
   /* The text parser's memo of interned strings (traces/reader.c,

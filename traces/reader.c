@@ -1211,13 +1211,6 @@ guint
 sim_trace_reader_next_n (SimTraceReader *r, SimTraceEvent *ev, guint max, GError **error)
 {
   g_return_val_if_fail (r != NULL && ev != NULL, 0);
-  if (r->format != SIM_TRACE_FORMAT_NATIVE)
-    {
-      guint k = 0;
-      while (k < max && sim_trace_reader_next (r, &ev[k], error))
-        k++;
-      return k;
-    }
   if (r->sticky)
     {
       g_propagate_error (error, g_error_copy (r->sticky));
@@ -1225,9 +1218,14 @@ sim_trace_reader_next_n (SimTraceReader *r, SimTraceEvent *ev, guint max, GError
     }
   if (r->done)
     return 0;
-  /* the native decoder's batch: no call an event */
+  /* the native decoder's batch, or text lines: no call an event */
   GError *local = NULL;
-  guint k = sim_trace_native_next_n (r, ev, max, &local);
+  guint k = 0;
+  if (r->format == SIM_TRACE_FORMAT_NATIVE)
+    k = sim_trace_native_next_n (r, ev, max, &local);
+  else
+    while (k < max && text_next (r, &ev[k], &local))
+      k++;
   if (local)
     {
       r->sticky = g_error_copy (local);

@@ -296,7 +296,9 @@ spool_start (SimTraceStream *s)
       return;
     }
   s->spool_stream = g_buffered_output_stream_new_sized (G_OUTPUT_STREAM (out), 1 << 20);
-  s->spool_writer = sim_native_writer_new (s->spool_stream, s->reader, NULL);
+  /* The spool variant (traces/native.h): the spool is ours and read back
+   * by this process alone, in a fraction of the public record's decode. */
+  s->spool_writer = sim_native_writer_new_spool (s->spool_stream, s->reader, NULL);
   if (s->spool_writer == NULL)
     {
       spool_abandon (s);

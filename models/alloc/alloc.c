@@ -666,6 +666,27 @@ sim_op_rmw_local (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCo
   return done;
 }
 
+/* sim_op_access's RMW: out of line, so that a read or a write needs no
+ * frame of its own. */
+static G_GNUC_NO_INLINE void
+access_rmw (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls)
+{
+  /* An unlocked RMW with no cost of its own (an add to memory). */
+  SimTime old = rmw_load (op, addr, size, cls, op->last);
+  if (op->serial)
+    return;
+  SimCoreState *cs = op->cs;
+  if (op->rob)
+    rob_push (cs, old);
+  if (op->sb_cap)
+    {
+      sb_make_room (op, cs);
+      sb_push (cs, addr, size, old, old);
+    }
+  op->last = MAX (op->last, old);
+  note_time_cs (op, cs);
+}
+
 void
 sim_op_access (SimOp *op, SimAddr addr, guint32 size, SimAccKind kind, SimMemClass cls)
 {
@@ -679,23 +700,8 @@ sim_op_access (SimOp *op, SimAddr addr, guint32 size, SimAccKind kind, SimMemCla
       return;
     case SIM_ACC_RMW:
     default:
-      {
-        /* An unlocked RMW with no cost of its own (an add to memory). */
-        SimTime old = rmw_load (op, addr, size, cls, op->last);
-        if (op->serial)
-          return;
-        SimCoreState *cs = op->cs;
-        if (op->rob)
-          rob_push (cs, old);
-        if (op->sb_cap)
-          {
-            sb_make_room (op, cs);
-            sb_push (cs, addr, size, old, old);
-          }
-        op->last = MAX (op->last, old);
-        note_time_cs (op, cs);
-        return;
-      }
+      access_rmw (op, addr, size, cls);
+      return;
     }
 }
 

@@ -23,7 +23,9 @@
  * with the same result, a loop and branch-free SSE2 and AVX2 ones, and
  * each batch takes the one that suits where the previous batch's LL hits
  * were (cg_ref_16); the AVX2 form runs in a copy of the loop built with
- * -mavx2 (memsys-cg-avx2.c), chosen when the host has AVX2.
+ * -mavx2 (memsys-cg-avx2.c), chosen when the host has AVX2, where the
+ * 8-way D1 is looked up with AVX2 too (cg_ref_8_avx2).  Every form leaves
+ * the same sets (test-replacement's test_cachegrind_simd_forms_agree).
  */
 #include "models/cache/memsys-cg-loop.h"
 

@@ -181,6 +181,7 @@ struct _SimReplay {
   SimAllocEnv env;            /* what the model was given (call_rcu frees) */
   const SimUntracedSet *untraced;
   guint next_untraced;
+  guint64 untraced_due;       /* before_index of frees[next_untraced]; G_MAXUINT64: none */
   guint64 n_events;           /* events fed so far: the next one's ordinal */
   /* The trace's page events (sim/run/page-events.h). */
   const SimPageClass *page_class;  /* which mm_page_alloc events were slab pages */
@@ -351,7 +352,12 @@ touch_object (Replay *rp, SimOp *op, SimAddr addr, gsize size, SimAccKind kind)
     case SIM_TOUCH_NONE:
       break;
     case SIM_TOUCH_LINE:
-      sim_op_access (op, addr, (guint32) MIN (size, 8), kind, SIM_MEM_OBJECT);
+      /* sim_op_access of a read or a write, in line (every replayed
+       * allocation and free touches its object) */
+      if (kind == SIM_ACC_READ)
+        sim_op_read (op, addr, (guint32) MIN (size, 8), SIM_MEM_OBJECT);
+      else
+        sim_op_write (op, addr, (guint32) MIN (size, 8), SIM_MEM_OBJECT);
       break;
     case SIM_TOUCH_OBJECT:
       sim_op_touch_range (op, addr, size, kind, SIM_MEM_OBJECT);
@@ -617,6 +623,15 @@ run_rcu (Replay *rp, guint64 ts_ns)
     flush_page_lines (rp);
 }
 
+/* When the next untraced free is due (rp->untraced_due). */
+static void
+untraced_next_due (Replay *rp)
+{
+  const GArray *fr = rp->untraced ? rp->untraced->frees : NULL;
+  rp->untraced_due = fr && rp->next_untraced < fr->len
+    ? g_array_index (fr, SimUntracedFree, rp->next_untraced).before_index : G_MAXUINT64;
+}
+
 /* The frees the trace shows only by their consequences (untraced.h) due
  * before the event of ordinal rp->n_events (@ev NULL: all that are left).
  * Each frees the pointer's current object, which is the lifetime it ends:
@@ -648,22 +663,32 @@ apply_untraced_due (Replay *rp, const SimTraceEvent *ev, GError **error)
                            .line = ev ? ev->line : 0 };
       FreeHow how = f->kind == SIM_UNTRACED_KFREE_RCU ? FREE_UNTRACED_RCU : FREE_UNTRACED;
       if (!free_live (rp, &fe, cpu, o, how, error))
-        return FALSE;
+        {
+          untraced_next_due (rp);
+          return FALSE;
+        }
       o->user = LIVE_SKIPPED;
     }
+  untraced_next_due (rp);
   return TRUE;
 }
 
 /* apply_untraced_due when a free is due (checked in line: the replay asks
- * before every event, and few are). */
+ * before every event, and few are; untraced_due says when the next is). */
 static inline gboolean
 apply_untraced (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
-  const GArray *fr = rp->untraced ? rp->untraced->frees : NULL;
-  if (fr == NULL || rp->next_untraced >= fr->len
-      || (ev && g_array_index (fr, SimUntracedFree, rp->next_untraced).before_index
-                > rp->n_events))
-    return TRUE;
+  if (ev)
+    {
+      if (G_LIKELY (rp->untraced_due > rp->n_events))
+        return TRUE;
+    }
+  else
+    {
+      const GArray *fr = rp->untraced ? rp->untraced->frees : NULL;
+      if (fr == NULL || rp->next_untraced >= fr->len)
+        return TRUE;
+    }
   return apply_untraced_due (rp, ev, error);
 }
 
@@ -1178,6 +1203,7 @@ sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
 {
   rp->page_class = pages;
   rp->untraced = untraced;
+  untraced_next_due (rp);
   if (untraced)
     sim_replay_untraced_counts (rp, untraced);
   rp->trace_arg = g_strdup (trace);
@@ -1188,15 +1214,52 @@ sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
   return TRUE;
 }
 
+/* A free some events ahead: the host lines the cache model will probe for
+ * the object's first line (its touch, and most models' free pointer write)
+ * are loaded meanwhile (sim_memsys_prefetch).  On a long 16-CPU trace that
+ * line was last written by another CPU, so its access misses every private
+ * level and reads the L3 set and the directory, megabytes read at random.
+ * (Hinting the free pointer's line as well, mid-object in SLUB 6.18, was
+ * measured and gave nothing: docs/perf/bigreplay-12.md.)
+ * The accounting's entry (hinted SIM_ACCOUNT_PREFETCH_AHEAD events before)
+ * names the model's address.  Reads only: no state or result changes. */
+#define REPLAY_OBJECT_AHEAD 4
+G_STATIC_ASSERT (REPLAY_OBJECT_AHEAD < SIM_ACCOUNT_PREFETCH_AHEAD);
+
+static inline void
+prefetch_freed_object (Replay *rp, const SimTraceEvent *ev)
+{
+  if (!sim_trace_kind_is_slab_free (ev->kind) || ev->ptr == 0 || ev->cpu < 0
+      || (guint) ev->cpu >= rp->map.given)
+    return;
+  const SimLiveObject *o = sim_trace_account_lookup (rp->acct, ev->ptr);
+  if (o && o->user > LIVE_REFUSED)
+    sim_memsys_prefetch (rp->mem, rp->map.to_machine[ev->cpu], o->user);
+}
+
 gboolean
 sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **error)
 {
   const SimReplayOptions *opt = rp->opt;
+  if (opt->progress == NULL && !(opt->check && opt->check_every))
+    {
+      /* The loop below without what a run without progress and periodic
+       * checks never does. */
+      for (guint i = 0; i < n; i++)
+        {
+          if (!apply_untraced (rp, &evs[i], error) || !replay_event (rp, &evs[i], error))
+            return FALSE;
+          rp->n_events++;
+        }
+      return TRUE;
+    }
   for (guint i = 0; i < n; i++)
     {
       const SimTraceEvent *ev = &evs[i];
       if (i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
         sim_trace_account_prefetch (rp->acct, evs[i + SIM_ACCOUNT_PREFETCH_AHEAD].ptr);
+      if (i + REPLAY_OBJECT_AHEAD < n)
+        prefetch_freed_object (rp, &evs[i + REPLAY_OBJECT_AHEAD]);
       if (opt->progress && (++rp->n_read & 0xffff) == 0)
         opt->progress (rp->out->events, opt->progress_data);
       if (!apply_untraced (rp, ev, error) || !replay_event (rp, ev, error))
@@ -1224,6 +1287,7 @@ sim_replay_feed_chunk (SimReplay *rp, const SimTraceEvent *evs, guint n,
   rp->page_class = pages;
   rp->untraced = untraced;
   rp->next_untraced = 0;
+  untraced_next_due (rp);
   return sim_replay_feed (rp, evs, n, error);
 }
 

@@ -30,23 +30,13 @@ static const char *samples[] = {
   "traces/samples/udp-4k.trace.gz",
 };
 
-static void
-ok_or_fail (gboolean ok, GError *error)
-{
-  if (!ok)
-    {
-      print_error ("%s\n", error ? error->message : "(no error)");
-      fail ();
-    }
-}
-
 static SimTraceStream *
 open_ok (const char *path, gboolean keep)
 {
   GError *error = NULL;
   SimTraceStreamOptions so = { .keep = keep };
   SimTraceStream *st = sim_trace_stream_open (path, &so, &error);
-  ok_or_fail (st != NULL, error);
+  tu_assert_ok (st != NULL, error);
   return st;
 }
 
@@ -62,7 +52,7 @@ pipe_over (const char *path, guint64 *chunks_out)
   SimPrepassPipe *pp = sim_prepass_pipe_start (first, &po);
   GError *error = NULL;
   g_autoptr (SimTraceStream) fol = sim_trace_stream_follow (first, &error);
-  ok_or_fail (fol != NULL, error);
+  tu_assert_ok (fol != NULL, error);
   guint64 total = 0;
   for (;;)
     {
@@ -81,7 +71,7 @@ pipe_over (const char *path, guint64 *chunks_out)
     }
   SimPrepass pre;
   gboolean exact;
-  ok_or_fail (sim_prepass_pipe_finish (pp, &pre, &exact, &error), error);
+  tu_assert_ok (sim_prepass_pipe_finish (pp, &pre, &exact, &error), error);
   guint64 p = 0, at = 0, ords = 0;
   if (exact)
     for (const SimPrepassChunk *c; (c = sim_prepass_pipe_chunk (pp, p)) != NULL; p++)

@@ -40,16 +40,6 @@ open_ok (const char *path, gboolean keep)
 }
 
 static void
-ok_or_fail (gboolean ok, GError *error)
-{
-  if (!ok)
-    {
-      print_error ("%s\n", error ? error->message : "(no error)");
-      fail ();
-    }
-}
-
-static void
 assert_pages_equal (const SimPageClass *a, const SimPageClass *b)
 {
   assert_int_equal (a->page_allocs, b->page_allocs);
@@ -114,14 +104,14 @@ test_one_pass_equals_three (void **state)
       SimPageClass pages;
       SimUntracedSet untraced;
       SimWarmSet ws;
-      ok_or_fail (sim_page_class_collect (path, FALSE, &pages, &error), error);
-      ok_or_fail (sim_untraced_collect (path, FALSE, GP_NS, &untraced, &error), error);
-      ok_or_fail (sim_warm_collect (path, FALSE, &ws, &error), error);
+      tu_assert_ok (sim_page_class_collect (path, FALSE, &pages, &error), error);
+      tu_assert_ok (sim_untraced_collect (path, FALSE, GP_NS, &untraced, &error), error);
+      tu_assert_ok (sim_warm_collect (path, FALSE, &ws, &error), error);
 
       g_autoptr (SimTraceStream) st = open_ok (path, FALSE);
       SimPrepass pre;
       SimPrepassOptions po = { .warm = TRUE, .grace_period_ns = GP_NS };
-      ok_or_fail (sim_prepass_read (st, &po, &pre, &error), error);
+      tu_assert_ok (sim_prepass_read (st, &po, &pre, &error), error);
       assert_true (pre.have_warm);
       assert_pages_equal (&pre.pages, &pages);
       assert_pages_equal (&pages, &pre.pages);
@@ -188,7 +178,7 @@ check_again (const char *path, guint spools)
     ;
   assert_null (error);
   g_autoptr (SimTraceStream) again = sim_trace_stream_again (first, &error);
-  ok_or_fail (again != NULL, error);
+  tu_assert_ok (again != NULL, error);
   assert_string_equal (sim_trace_stream_name (again), sim_trace_stream_name (first));
   assert_int_equal (sim_trace_stream_format (again), sim_trace_stream_format (first));
   sim_trace_stream_counts (&text1, &native1);
@@ -207,7 +197,7 @@ test_again_text_and_native (void **state)
   check_again (text, 1);
   g_autofree char *native = tu_write_temp (".slabtr", "", 0);
   GError *error = NULL;
-  ok_or_fail (sim_native_convert (text, native, FALSE, NULL, &error), error);
+  tu_assert_ok (sim_native_convert (text, native, FALSE, NULL, &error), error);
   check_again (native, 0);
   g_unlink (native);
 }
@@ -219,14 +209,14 @@ test_run_decodes_once (void **state)
   g_autofree char *path = tu_source_path (samples[2]);
   GError *error = NULL;
   g_autoptr (SimMachine) m = sim_machine_load ("nehalem-ep-2s", NULL, &error);
-  ok_or_fail (m != NULL, error);
+  tu_assert_ok (m != NULL, error);
   g_autoptr (SimTraceInfo) info = NULL;
   SimReplayOptions opt = { .machine = m, .warm = TRUE, .info = &info };
   const char *specs[] = { "slab", "slub@2.6.34", "slub@6.18", "slqb" };
   SimReplayResult res[4] = { 0 };
   guint text0, native0, text1, native1;
   sim_trace_stream_counts (&text0, &native0);
-  ok_or_fail (sim_replay_run_many (path, specs, 4, &opt, 2, res, &error), error);
+  tu_assert_ok (sim_replay_run_many (path, specs, 4, &opt, 2, res, &error), error);
   sim_trace_stream_counts (&text1, &native1);
   assert_int_equal (text1 - text0, 1);       /* the text, parsed once */
   assert_int_equal (native1 - native0, 1);   /* its spool, read by all four */
