@@ -33,30 +33,38 @@
 #define BIG_ALIGN ((gsize) 2 << 20)
 
 /* NULL when the host refuses (the caller says what for): a machine with
- * caches too big for this host is an error to report, not an abort. */
+ * caches too big for this host is an error to report, not an abort.  The
+ * memory comes from calloc, which knows when it is fresh from the kernel
+ * (already zero: nothing is written, and pages the model never uses are
+ * never touched) and clears only memory it reuses; a memset here wrote
+ * every byte of the directory (12 MiB for nehalem-ep-2s) once more.  It is
+ * over-allocated so that the array can start on an @align boundary, with
+ * calloc's pointer stored just below it for big_free. */
 static gpointer
 big_alloc0 (gsize bytes)
 {
-  if (bytes < BIG_ALIGN)
-    return g_try_malloc0 (MAX (bytes, 1));
-  gsize rounded = (bytes + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1);
-  void *p = NULL;
-  if (posix_memalign (&p, BIG_ALIGN, rounded) != 0)
+  gsize align = bytes < BIG_ALIGN ? 64 : BIG_ALIGN;
+  gsize rounded = (MAX (bytes, 1) + align - 1) & ~(align - 1);
+  if (rounded < bytes || rounded > G_MAXSIZE - align)
     return NULL;
+  char *raw = calloc (1, rounded + align);
+  if (raw == NULL)
+    return NULL;
+  char *p = (char *) (((guintptr) raw + sizeof (gpointer) + align - 1) & ~(guintptr) (align - 1));
+  ((gpointer *) p)[-1] = raw;
 #ifdef MADV_HUGEPAGE
-  madvise (p, rounded, MADV_HUGEPAGE);
+  if (align == BIG_ALIGN)
+    madvise (p, rounded, MADV_HUGEPAGE);
 #endif
-  memset (p, 0, bytes);
   return p;
 }
 
 static void
 big_free (gpointer p)
 {
-  free (p);   /* g_malloc0 and posix_memalign memory both go to free() */
+  if (p)
+    free (((gpointer *) p)[-1]);
 }
-
-/* ---- Levels ------------------------------------------------------------ */
 
 /* Tree-PLRU's touch table: per way, the and-mask and or-mask that point
  * every node on its path away from it (memsys-internal.h, plru_touch). */
@@ -427,6 +435,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
       sim_rng_init (&ms->lv[l].rng, m->seed, l);
     }
   ms->line_shift = ms->lv[0].line_shift;
+  ms->line_bytes = 1u << ms->line_shift;
   ms->inl2 = ms->n_private == 2 && ms->lv[1].incl != SIM_INCL_EXCLUSIVE;
 
   /* Domains: cores first, then every shared instance. */
@@ -477,8 +486,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
                    m->name ? m->name : "?", cap * ms->dir_stride * sizeof (guint64), cap);
       return NULL;
     }
-  for (guint64 i = 0; i < cap; i++)
-    ms->dir[i * ms->dir_stride] = NO_LINE;
+  /* Zeroed: every slot empty (DirEnt.key). */
   ms->path = g_new0 (guint64, (gsize) ms->n_cores * ms->mask_words);
   for (guint c = 0; c < ms->n_cores; c++)
     for (guint l = ms->n_private; l < ms->n_levels; l++)
@@ -501,6 +509,9 @@ sim_memsys_new (const SimMachine *m, GError **error)
           ms->core_row[l][c] = set_base (&ms->lv[l], ms->inst_tab[l][c], 0);
         }
     }
+  ms->l1_row = g_new (gsize, m->n_cpus);
+  for (guint c = 0; c < m->n_cpus; c++)
+    ms->l1_row[c] = ms->core_row[0][ms->core_of[c]];
   ms->shape_3l = ms->mode == SIM_MEMSYS_FULL && memsys_shape_3l (ms);
   return g_steal_pointer (&ms);
 }
@@ -528,6 +539,7 @@ sim_memsys_free (SimMemSys *ms)
       g_free (ms->core_state[c]);
   g_free (ms->core_state);
   g_free (ms->hint_row);
+  g_free (ms->l1_row);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
     {

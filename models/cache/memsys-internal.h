@@ -74,7 +74,8 @@ typedef struct {
 } HintRow;
 
 typedef struct {
-  guint64 block;               /* NO_LINE = empty slot */
+  guint64 key;                 /* ~block (dir_key), 0 = empty slot: a zeroed
+                                  table is empty, so building one writes nothing */
   gint32  owner;               /* domain holding E/M/O, or -1 */
   gint32  fwd;                 /* MESIF forwarder domain, or -1 */
   guint64 mask[];              /* holder domains */
@@ -89,6 +90,8 @@ struct SimMemSys {
   const SimMachine  *m;
   guint              n_cpus, n_levels, n_private, n_cores, n_dom;
   guint              line_shift;
+  guint              line_bytes;   /* 1 << line_shift: an access straddles lines when its
+                                      offset in the line plus its size pass it */
   Level              lv[SIM_MACHINE_MAX_LEVELS];
   guint             *core_of;      /* [n_cpus] machine-wide core */
   guint             *cpu_of_core;  /* [n_cores] first CPU of each core */
@@ -102,6 +105,8 @@ struct SimMemSys {
    * a set's base on the core's path is one load, an and and a multiply
    * (core_set_base) instead of an instance lookup and two multiplies. */
   gsize             *core_row[SIM_MACHINE_MAX_LEVELS];
+  gsize             *l1_row;       /* [n_cpus], full mode: core_row[0] of the CPU's core,
+                                      so that the L1 probe finds its set with two loads */
   guint64            dir_cap_mask;
   guint64            dir_count;    /* live entries, < capacity by construction */
   guint              dir_bits, mask_words;

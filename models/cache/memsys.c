@@ -281,6 +281,21 @@ dir_hash (const SimMemSys *ms, guint64 block)
   return (h << DIR_CHUNK_BITS) | (block & ((1u << DIR_CHUNK_BITS) - 1));
 }
 
+/* A directory slot's key: the line's complement, so that the empty slot
+ * (NO_LINE, never a line) is the key 0 of a zeroed table. */
+#define DIR_EMPTY 0
+static ALWAYS_INLINE guint64
+dir_key (guint64 block)
+{
+  return ~block;
+}
+
+static ALWAYS_INLINE guint64
+dir_block (const DirEnt *e)
+{
+  return ~e->key;
+}
+
 static inline guint64 *
 dir_bits_of (SimMemSys *ms, DirEnt *e)
 {
@@ -303,13 +318,13 @@ dir_at (SimMemSys *ms, guint64 i)
 static ALWAYS_INLINE DirEnt *
 dir_find_k (SimMemSys *ms, guint64 block, guint sh)
 {
-  guint64 i = dir_hash (ms, block);
+  guint64 i = dir_hash (ms, block), key = dir_key (block);
   for (;;)
     {
       DirEnt *e = dir_at_k (ms, i, sh);
-      if (e->block == block)
+      if (e->key == key)
         return e;
-      if (e->block == NO_LINE)
+      if (e->key == DIR_EMPTY)
         return NULL;
       i = (i + 1) & ms->dir_cap_mask;
     }
@@ -324,19 +339,19 @@ dir_find (SimMemSys *ms, guint64 block)
 static ALWAYS_INLINE DirEnt *
 dir_get_k (SimMemSys *ms, guint64 block, guint sh)
 {
-  guint64 i = dir_hash (ms, block);
+  guint64 i = dir_hash (ms, block), key = dir_key (block);
   for (;;)
     {
       DirEnt *e = dir_at_k (ms, i, sh);
-      if (e->block == block)
+      if (e->key == key)
         return e;
-      if (e->block == NO_LINE)
+      if (e->key == DIR_EMPTY)
         {
           /* Sized for every cache line at once; more means a lost update,
            * and probing a full table would never end. */
           if (G_UNLIKELY (++ms->dir_count > ms->dir_cap_mask))
             g_error ("memsys: directory overflow (a line was not removed)");
-          e->block = block;
+          e->key = key;
           e->owner = -1;
           e->fwd = -1;
           return e;
@@ -362,9 +377,9 @@ dir_delete_k (SimMemSys *ms, DirEnt *e, guint sh)
     {
       j = (j + 1) & mask;
       DirEnt *ej = dir_at_k (ms, j, sh);
-      if (ej->block == NO_LINE)
+      if (ej->key == DIR_EMPTY)
         break;
-      guint64 k = dir_hash (ms, ej->block);
+      guint64 k = dir_hash (ms, dir_block (ej));
       /* Move j back into the hole at i unless its home lies in (i, j]. */
       gboolean stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
       if (stays)
@@ -372,8 +387,7 @@ dir_delete_k (SimMemSys *ms, DirEnt *e, guint sh)
       memcpy (dir_at_k (ms, i, sh), ej, bytes);
       i = j;
     }
-  memset (dir_at_k (ms, i, sh), 0, bytes);
-  dir_at_k (ms, i, sh)->block = NO_LINE;
+  memset (dir_at_k (ms, i, sh), 0, bytes);   /* key DIR_EMPTY */
   ms->dir_count--;
 }
 
@@ -913,7 +927,7 @@ invalidate_others_k (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st, g
           remote |= ms->dom_socket[d] != my_socket;
           if (d < ms->n_cores)
             {
-              core_purge (ms, d, e->block, sh);
+              core_purge (ms, d, dir_block (e), sh);
               st->invalidations_sent++;
               ms->stats[ms->cpu_of_core[d]].invalidations_received++;
             }
@@ -921,7 +935,7 @@ invalidate_others_k (SimMemSys *ms, DirEnt *e, guint core, SimCpuMemStats *st, g
             {
               guint inst;
               guint l = dom_level_k (ms, d, &inst, sh);
-              shared_purge (ms, l, inst, e->block, sh);
+              shared_purge (ms, l, inst, dir_block (e), sh);
             }
           bit_clear (b, d);
         }
@@ -1418,7 +1432,7 @@ static ALWAYS_INLINE guint32
 access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls,
              guint count, guint n)
 {
-  gsize base = core_set_base (ms, 0, ms->core_of[cpu], block);
+  gsize base = ms->l1_row[cpu] + (gsize) (block & ms->lv[0].set_mask) * (n ? n : ms->lv[0].ways);
   return access_line_at (ms, cpu, block, base, kind, cls, count, n);
 }
 
@@ -1428,6 +1442,23 @@ static G_GNUC_NO_INLINE guint32
 access_line_any (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls)
 {
   return access_line (ms, cpu, block, kind, cls, MISS_COUNT, 0);
+}
+
+/* The line of an access's last byte (a size of 0 counts as 1). */
+static ALWAYS_INLINE guint64
+last_block (const SimMemSys *ms, guint64 addr, guint32 size)
+{
+  return (addr + (size ? size - 1 : 0)) >> ms->line_shift;
+}
+
+/* Does the access end in another line than it starts in, i.e. is
+ * last_block () past addr's line?  Its offset in the line plus its size
+ * pass the line: one and, one add and one compare.  (Sizes 0 and 1 never
+ * straddle; an access whose end wraps past 2^64 straddles, as before.) */
+static ALWAYS_INLINE gboolean
+straddles (const SimMemSys *ms, guint64 addr, guint32 size)
+{
+  return (addr & (ms->line_bytes - 1)) + size > ms->line_bytes;
 }
 
 /* An access straddling lines: kept out of line, so that the common
@@ -1455,9 +1486,8 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
   if (ms->mode == SIM_MEMSYS_CACHEGRIND)
     return memsys_cg_access (ms, addr, size, kind, cls);
   guint64 b1 = addr >> ms->line_shift;
-  guint64 b2 = (addr + (size ? size - 1 : 0)) >> ms->line_shift;
-  if (G_UNLIKELY (b2 != b1))
-    return access_straddle (ms, cpu, b1, b2, kind, cls);
+  if (G_UNLIKELY (straddles (ms, addr, size)))
+    return access_straddle (ms, cpu, b1, last_block (ms, addr, size), kind, cls);
   /* Every bundled machine's L1 has 8 ways. */
   if (G_LIKELY (ms->lv[0].ways == 8))
     return access_line (ms, cpu, b1, kind, cls, MISS_COUNT, 8);
@@ -1563,9 +1593,9 @@ refs_full (SimMemSys *ms, const SimMemRef *refs, gsize n, guint w2, guint w3)
       const SimMemRef *r = &refs[i];
       g_return_if_fail (r->cpu < ms->n_cpus && r->kind < SIM_ACC_N);
       guint64 b1 = r->addr >> ms->line_shift;
-      guint64 b2 = (r->addr + (r->size ? r->size - 1 : 0)) >> ms->line_shift;
-      if (G_UNLIKELY (b2 != b1))
-        access_straddle (ms, r->cpu, b1, b2, (SimAccKind) r->kind, SIM_MEM_OTHER);
+      if (G_UNLIKELY (straddles (ms, r->addr, r->size)))
+        access_straddle (ms, r->cpu, b1, last_block (ms, r->addr, r->size),
+                         (SimAccKind) r->kind, SIM_MEM_OTHER);
       else
         {
           /* The L1 set from the CPU's row: one load instead of three. */
@@ -1697,8 +1727,9 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
   for (guint64 s = 0; s <= ms->dir_cap_mask; s++)
     {
       DirEnt *e = dir_at (w, s);
-      if (e->block == NO_LINE)
+      if (e->key == DIR_EMPTY)
         continue;
+      guint64 block = dir_block (e);
       entries++;
       gboolean any = FALSE;
       for (guint d = 0; d < ms->n_dom; d++)
@@ -1708,23 +1739,23 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
           any = TRUE;
           gboolean held;
           if (d < ms->n_cores)
-            held = core_holds (ms, d, e->block);
+            held = core_holds (ms, d, block);
           else
             {
               guint inst;
               guint l = dom_level (ms, d, &inst);
               const Level *L = &ms->lv[l];
-              held = find_way (L, set_base (L, inst, e->block), e->block) >= 0;
+              held = find_way (L, set_base (L, inst, block), block) >= 0;
             }
           if (!held)
-            return check_fail (error, "directory holder without the line", e->block, d);
+            return check_fail (error, "directory holder without the line", block, d);
         }
       if (!any)
-        return check_fail (error, "directory entry without holders", e->block, 0);
+        return check_fail (error, "directory entry without holders", block, 0);
       if (e->owner >= 0 && !bit_test (e->mask, (guint) e->owner))
-        return check_fail (error, "owner is not a holder", e->block, (guint) e->owner);
-      if (dir_find (w, e->block) != e)
-        return check_fail (error, "directory entry unreachable", e->block, 0);
+        return check_fail (error, "owner is not a holder", block, (guint) e->owner);
+      if (dir_find (w, block) != e)
+        return check_fail (error, "directory entry unreachable", block, 0);
     }
   if (entries != ms->dir_count)
     return check_fail (error, "directory entry count is off", 0, 0);

@@ -1214,6 +1214,29 @@ sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
   return TRUE;
 }
 
+/* A free some events ahead: the host lines the cache model will probe for
+ * the object's first line (its touch, and most models' free pointer write)
+ * are loaded meanwhile (sim_memsys_prefetch).  On a long 16-CPU trace that
+ * line was last written by another CPU, so its access misses every private
+ * level and reads the L3 set and the directory, megabytes read at random.
+ * (Hinting the free pointer's line as well, mid-object in SLUB 6.18, was
+ * measured and gave nothing: docs/perf/bigreplay-12.md.)
+ * The accounting's entry (hinted SIM_ACCOUNT_PREFETCH_AHEAD events before)
+ * names the model's address.  Reads only: no state or result changes. */
+#define REPLAY_OBJECT_AHEAD 4
+G_STATIC_ASSERT (REPLAY_OBJECT_AHEAD < SIM_ACCOUNT_PREFETCH_AHEAD);
+
+static inline void
+prefetch_freed_object (Replay *rp, const SimTraceEvent *ev)
+{
+  if (!sim_trace_kind_is_slab_free (ev->kind) || ev->ptr == 0 || ev->cpu < 0
+      || (guint) ev->cpu >= rp->map.given)
+    return;
+  const SimLiveObject *o = sim_trace_account_lookup (rp->acct, ev->ptr);
+  if (o && o->user > LIVE_REFUSED)
+    sim_memsys_prefetch (rp->mem, rp->map.to_machine[ev->cpu], o->user);
+}
+
 gboolean
 sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **error)
 {
@@ -1235,6 +1258,8 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
       const SimTraceEvent *ev = &evs[i];
       if (i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
         sim_trace_account_prefetch (rp->acct, evs[i + SIM_ACCOUNT_PREFETCH_AHEAD].ptr);
+      if (i + REPLAY_OBJECT_AHEAD < n)
+        prefetch_freed_object (rp, &evs[i + REPLAY_OBJECT_AHEAD]);
       if (opt->progress && (++rp->n_read & 0xffff) == 0)
         opt->progress (rp->out->events, opt->progress_data);
       if (!apply_untraced (rp, ev, error) || !replay_event (rp, ev, error))
