@@ -4,26 +4,11 @@
  * boundaries, whichever fields repeat; corruption is named as in a public
  * file; the public writer still writes version 1. */
 #include "tests/testutil.h"
+#include "tests/traces/one-kmalloc.h"
 #include "traces/reader.h"
 #include "traces/native.h"
 
 #include <string.h>
-
-static SimTraceReader *
-one_kmalloc_reader (void)
-{
-  static const char text[] =
-    "  bash-1  [000] .....   1.000001: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000000 "
-    "bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n";
-  g_autoptr (GInputStream) in = g_memory_input_stream_new_from_data (text, -1, NULL);
-  GError *error = NULL;
-  SimTraceReader *r = sim_trace_reader_new (in, "t", SIM_TRACE_FORMAT_AUTO, &error);
-  g_assert_no_error (error);
-  assert_non_null (r);
-  SimTraceEvent ev;
-  assert_true (sim_trace_reader_next (r, &ev, &error));
-  return r;
-}
 
 /* @n events of every kind whose fields take every varint length, and
  * repeat the previous event of the same kind's value about half the time
@@ -128,7 +113,7 @@ static void
 test_spool_reads_back (void **state)
 {
   (void) state;
-  g_autoptr (SimTraceReader) r = one_kmalloc_reader ();
+  g_autoptr (SimTraceReader) r = tt_one_kmalloc_reader (TRUE);
   const guint n = 3 * SIM_NATIVE_BLOCK_EVENTS + 321;
   g_autofree SimTraceEvent *evs = g_new (SimTraceEvent, n);
   g_autofree SimTraceEvent *want = g_new (SimTraceEvent, n + 1);
@@ -199,7 +184,7 @@ static void
 test_spool_corrupt (void **state)
 {
   (void) state;
-  g_autoptr (SimTraceReader) r = one_kmalloc_reader ();
+  g_autoptr (SimTraceReader) r = tt_one_kmalloc_reader (TRUE);
   const guint n = SIM_NATIVE_BLOCK_EVENTS + 10;
   g_autofree SimTraceEvent *evs = g_new (SimTraceEvent, n);
   make_events (evs, n, sim_trace_reader_n_strings (r), 77);

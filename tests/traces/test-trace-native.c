@@ -2,6 +2,7 @@
  * event for event, trace info gives the same JSON (but "format"), and
  * corruption is detected and named. */
 #include "tests/testutil.h"
+#include "tests/traces/one-kmalloc.h"
 #include "traces/reader.h"
 #include "traces/native.h"
 
@@ -195,21 +196,6 @@ test_corruption (void **state)
   remove_converted (nat);
 }
 
-/* A text reader of one kmalloc event (its strings seed a native writer). */
-static SimTraceReader *
-one_kmalloc_reader (void)
-{
-  static const char text[] =
-    "  bash-1  [000] .....   1.000001: kmalloc: call_site=a+0x1/0x2 ptr=ffff888100000000 "
-    "bytes_req=8 bytes_alloc=8 gfp_flags=GFP_KERNEL\n";
-  g_autoptr (GInputStream) in = g_memory_input_stream_new_from_data (text, -1, NULL);
-  GError *error = NULL;
-  SimTraceReader *r = sim_trace_reader_new (in, "t", SIM_TRACE_FORMAT_AUTO, &error);
-  g_assert_no_error (error);
-  assert_non_null (r);
-  return r;
-}
-
 /* A record whose CPU is neither 0..2^31-1 nor "none" (-1) is a corrupt
  * record named by number, not a CPU read as a negative number. */
 static void
@@ -217,7 +203,7 @@ test_bad_cpu_record (void **state)
 {
   (void) state;
   GError *error = NULL;
-  g_autoptr (SimTraceReader) r = one_kmalloc_reader ();
+  g_autoptr (SimTraceReader) r = tt_one_kmalloc_reader (FALSE);
   g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
   g_autoptr (SimNativeWriter) w = sim_native_writer_new (mem, r, NULL);
   SimTraceEvent ev;
@@ -243,7 +229,7 @@ static GBytes *
 extremes_file (SimTraceEvent *evs, guint n, gboolean one_more)
 {
   GError *error = NULL;
-  g_autoptr (SimTraceReader) r = one_kmalloc_reader ();
+  g_autoptr (SimTraceReader) r = tt_one_kmalloc_reader (FALSE);
   SimTraceEvent ev;
   assert_true (sim_trace_reader_next (r, &ev, &error));
   guint32 nstr = sim_trace_reader_n_strings (r);
