@@ -408,30 +408,13 @@ sim_trace_file_sha256 (const char *path, GError **error)
   g_autoptr (GFile) f = g_file_new_for_commandline_arg (path);
   GError *local = NULL;
   g_autoptr (GFileInputStream) in = g_file_read (f, NULL, &local);
-  if (in == NULL)
+  char *sha = in ? sim_sha256_stream (G_INPUT_STREAM (in), NULL, &local) : NULL;
+  if (sha == NULL)
     {
       g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", path, local->message);
       g_error_free (local);
-      return NULL;
     }
-  SimSha256 *sum = sim_sha256_new ();
-  g_autofree guchar *buf = g_malloc (1 << 20);
-  for (;;)
-    {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (in), buf, 1 << 20, NULL, &local);
-      if (n < 0)
-        {
-          g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO, "%s: %s", path,
-                       local->message);
-          g_error_free (local);
-          g_free (sim_sha256_finish (sum));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      sim_sha256_update (sum, buf, (gsize) n);
-    }
-  return sim_sha256_finish (sum);
+  return sha;
 }
 
 char *

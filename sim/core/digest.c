@@ -77,6 +77,30 @@ sim_sha256_finish (SimSha256 *h)
 #endif
 
 char *
+sim_sha256_stream (GInputStream *in, guint64 *bytes, GError **error)
+{
+  SimSha256 *sum = sim_sha256_new ();
+  guint64 total = 0;
+  g_autofree guint8 *buf = g_malloc (1 << 20);
+  for (;;)
+    {
+      gssize n = g_input_stream_read (in, buf, 1 << 20, NULL, error);
+      if (n < 0)
+        {
+          g_free (sim_sha256_finish (sum));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      sim_sha256_update (sum, buf, (gsize) n);
+      total += (guint64) n;
+    }
+  if (bytes)
+    *bytes = total;
+  return sim_sha256_finish (sum);
+}
+
+char *
 sim_file_sha256 (const char *path, guint64 *bytes, GError **error)
 {
   /* "-": standard input, re-read through its spooled copy (stdin.h). */
@@ -86,27 +110,7 @@ sim_file_sha256 (const char *path, guint64 *bytes, GError **error)
   g_autoptr (GFileInputStream) in = g_file_read (f, NULL, error);
   if (in == NULL)
     return NULL;
-  SimSha256 *sum = sim_sha256_new ();
-  guint64 total = 0;
-  guint8 *buf = g_malloc (1 << 20);
-  for (;;)
-    {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (in), buf, 1 << 20, NULL, error);
-      if (n < 0)
-        {
-          g_free (buf);
-          g_free (sim_sha256_finish (sum));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      sim_sha256_update (sum, buf, (gsize) n);
-      total += (guint64) n;
-    }
-  g_free (buf);
-  if (bytes)
-    *bytes = total;
-  return sim_sha256_finish (sum);
+  return sim_sha256_stream (G_INPUT_STREAM (in), bytes, error);
 }
 
 char *

@@ -4,7 +4,7 @@
  * result found months later can be matched to its inputs (docs/run.md). */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -12,6 +12,12 @@ G_BEGIN_DECLS
  * are large); NULL with @error set if it cannot be read.  @bytes, if not
  * NULL, gets the file's size. */
 char *sim_file_sha256 (const char *path, guint64 *bytes, GError **error);
+
+/* SHA-256 of what @in yields to its end, read in 1 MiB pieces; NULL with
+ * @in's read error.  @bytes, if not NULL, gets how many bytes that was.
+ * Callers open the file as their paths mean it (a command-line argument,
+ * a plain path, the spooled stdin). */
+char *sim_sha256_stream (GInputStream *in, guint64 *bytes, GError **error);
 
 /* SHA-256 of @len bytes at @data as lowercase hex (-1: a C string). */
 char *sim_data_sha256 (const char *data, gssize len);

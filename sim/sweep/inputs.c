@@ -48,23 +48,7 @@ hash_file (const char *path, GError **error)
 {
   g_autoptr (GFile) f = g_file_new_for_path (path);
   g_autoptr (GFileInputStream) in = g_file_read (f, NULL, error);
-  if (in == NULL)
-    return NULL;
-  SimSha256 *sum = sim_sha256_new ();
-  g_autofree guchar *buf = g_malloc (1 << 20);
-  for (;;)
-    {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (in), buf, 1 << 20, NULL, error);
-      if (n < 0)
-        {
-          g_free (sim_sha256_finish (sum));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      sim_sha256_update (sum, buf, (gsize) n);
-    }
-  return sim_sha256_finish (sum);
+  return in ? sim_sha256_stream (G_INPUT_STREAM (in), NULL, error) : NULL;
 }
 
 static GHashTable *
