@@ -4,7 +4,8 @@
  * member (sim/core/gzip-input.h) when the first two bytes are gzip's magic.
  * Batched reading (cachesim's) parses a plain regular file in place from a
  * mapping instead (parse_mapped): the same lines, records and errors
- * without the copy into a buffer.
+ * without the copy into a buffer; a file truncated by another process
+ * while it is read is an error there, never a SIGBUS (see map_plain).
  *
  * One parse loop (parse_lines) serves both interfaces: sim_din_read calls
  * its function per record; sim_din_read_batches fills arrays of SimMemRef
@@ -437,28 +438,113 @@ parse_stream (GInputStream *in, const char *name, Sink sink, gpointer ctx, guint
 }
 
 #ifdef G_OS_UNIX
-/* A plain file read in place from a mapping (open_mapped): no copy into a
+/* A plain file read in place from a mapping (map_plain): no copy into a
  * buffer (the kernel's copy was a fifth of the reader's time on a plain
- * trace).  The file is parsed a window at a time, and each window's pages
- * are dropped from the mapping once parsed, so that the resident set stays
- * a window's size; the page cache keeps them, as after a read. */
+ * trace; read() into a reused buffer measured +25 % CPU, all of it system
+ * time, docs/perf/tidy-12.md).  The file is parsed a window at a time, and
+ * each window's pages are dropped from the mapping once parsed, so that the
+ * resident set stays a window's size; the page cache keeps them, as after a
+ * read.
+ *
+ * A file that another process truncates while it is read here would end
+ * the process with SIGBUS (a page of the mapping past the new end of the
+ * file): instead it is an error, "file shrank while being read", at the
+ * first byte whose line was not handed over, with every record before it
+ * handed over, as for a bad line.  Two guards make it so:
+ * - before each window, fstat: a file now shorter is read to its new size,
+ *   never its unfinished last line, and the error follows;
+ * - during a window, a SIGBUS handler (din_sigbus; installed for the
+ *   process when a file is mapped, passing any other SIGBUS on) that finds the fault inside the
+ *   window its thread is reading maps zero pages over the rest of the
+ *   mapping and returns: the load is retried and reads zeros, which no line
+ *   accepts (a line ends in a newline, and a NUL is no field), so the parse
+ *   stops at the line the truncation cut, and the error follows.
+ * A truncation inside the last page, which the kernel zero-fills without a
+ * fault, stops the parse the same way, and the fstat after the window tells
+ * it from a bad line.  A file that grows is read to its size when opened. */
+#include <signal.h>
 #define DIN_WINDOW (4u << 20)
 /* A window ends inside a line at most DIN_BUF long, so each one starts past
  * the one before. */
 G_STATIC_ASSERT (DIN_WINDOW > DIN_BUF);
 
 typedef struct {
-  const char *base;
-  gsize       size;
-  gsize       page;     /* the host's page size (a power of two) */
+  const char  *base;
+  gsize        size;    /* the file's size when mapped */
+  gsize        page;    /* the host's page size (a power of two) */
+  int          fd;      /* kept open for fstat */
+  /* Written by din_sigbus on the reading thread. */
+  volatile sig_atomic_t faulted;
 } Mapped;
+
+/* The mapping the current thread is parsing, for din_sigbus (one a thread:
+ * several readers may run at once). */
+static __thread Mapped *din_reading;
+static struct sigaction din_prev_sigbus;
+
+static void
+din_sigbus (int sig, siginfo_t *si, void *uc)
+{
+  Mapped *mf = din_reading;
+  const char *a = si->si_addr;
+  if (mf != NULL && si->si_code == BUS_ADRERR && a >= mf->base && a < mf->base + mf->size)
+    {
+      /* The rest of the mapping, from the faulting page, becomes zeros. */
+      gsize from = (gsize) (a - mf->base) & ~(mf->page - 1);
+      gsize len = ((mf->size + mf->page - 1) & ~(mf->page - 1)) - from;
+      if (mmap ((void *) (mf->base + from), len, PROT_READ,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+        {
+          mf->faulted = 1;
+          return;
+        }
+    }
+  /* Not ours: what was there before.  The default (or ignoring it) would
+   * loop on the fault: restore it and return, the fault repeats and ends
+   * the process as it would have without us. */
+  if (din_prev_sigbus.sa_flags & SA_SIGINFO)
+    din_prev_sigbus.sa_sigaction (sig, si, uc);
+  else if (din_prev_sigbus.sa_handler != SIG_DFL && din_prev_sigbus.sa_handler != SIG_IGN)
+    din_prev_sigbus.sa_handler (sig);
+  else
+    signal (SIGBUS, SIG_DFL);
+}
+
+/* Install din_sigbus unless it is the handler already (someone, e.g. a test
+ * harness, may have replaced it since the last trace). */
+static void
+install_sigbus (void)
+{
+  static GMutex lock;
+  g_mutex_lock (&lock);
+  struct sigaction cur;
+  if (sigaction (SIGBUS, NULL, &cur) == 0
+      && !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == din_sigbus))
+    {
+      struct sigaction sa;
+      memset (&sa, 0, sizeof sa);
+      sa.sa_sigaction = din_sigbus;
+      sa.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigemptyset (&sa.sa_mask);
+      sigaction (SIGBUS, &sa, &din_prev_sigbus);
+    }
+  g_mutex_unlock (&lock);
+}
+
+/* Test seam (din.h): called before each window. */
+static SimDinWindowHook window_hook;
+static gpointer window_hook_data;
+
+void
+sim_din_set_window_hook (SimDinWindowHook fn, gpointer user_data)
+{
+  window_hook = fn;
+  window_hook_data = user_data;
+}
 
 /* Map @path if it is a plain regular file of at least two bytes that does
  * not start with gzip's magic; FALSE (no error) otherwise, and the stream
- * path opens it and reports what is wrong.  A file truncated by another
- * process while it is read here ends the process with SIGBUS, where the
- * stream would see it shorter: a trace is not expected to change under a
- * replay. */
+ * path opens it and reports what is wrong. */
 static gboolean
 map_plain (const char *path, Mapped *mf)
 {
@@ -472,19 +558,26 @@ map_plain (const char *path, Mapped *mf)
   if (fstat (fd, &sb) == 0 && S_ISREG (sb.st_mode) && sb.st_size >= 2
       && (guint64) sb.st_size <= G_MAXSIZE / 2)
     base = mmap (NULL, (gsize) sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close (fd);
   if (base == MAP_FAILED)
-    return FALSE;
+    {
+      close (fd);
+      return FALSE;
+    }
   const guint8 *b = base;
   if (b[0] == 0x1f && b[1] == 0x8b)
     {
       munmap (base, (gsize) sb.st_size);
+      close (fd);
       return FALSE;
     }
   (void) madvise (base, (gsize) sb.st_size, MADV_SEQUENTIAL);
   long page = sysconf (_SC_PAGESIZE);
-  *mf = (Mapped) { base, (gsize) sb.st_size,
-                   page > 0 && (page & (page - 1)) == 0 ? (gsize) page : 4096 };
+  mf->base = base;
+  mf->size = (gsize) sb.st_size;
+  mf->page = page > 0 && (page & (page - 1)) == 0 ? (gsize) page : 4096;
+  mf->fd = fd;
+  mf->faulted = 0;
+  install_sigbus ();
   return TRUE;
 }
 
@@ -492,20 +585,57 @@ static void
 unmap_plain (const Mapped *mf)
 {
   munmap ((void *) mf->base, mf->size);
+  close (mf->fd);
+}
+
+/* The file's size now (its size when mapped if fstat fails: then only a
+ * fault can tell). */
+static gsize
+size_now (const Mapped *mf)
+{
+  struct stat sb;
+  if (fstat (mf->fd, &sb) != 0 || sb.st_size < 0)
+    return mf->size;
+  return (guint64) sb.st_size < mf->size ? (gsize) sb.st_size : mf->size;
 }
 
 static ALWAYS_INLINE gboolean
-parse_mapped (const Mapped *mf, const char *name, Sink sink, gpointer ctx, guint64 *line_out,
+parse_mapped (Mapped *mf, const char *name, Sink sink, gpointer ctx, guint64 *line_out,
               GError **error)
 {
   const char *p = mf->base, *end = mf->base + mf->size;
   const char *kept = mf->base;   /* the first page not yet dropped */
   guint64 line = 0;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, shrank = FALSE;
+  din_reading = mf;
   while (ok && p < end)
     {
+      if (G_UNLIKELY (window_hook != NULL))
+        window_hook (name, (guint64) (p - mf->base), window_hook_data);
+      gsize now = size_now (mf);
+      if (G_UNLIKELY (mf->base + now < end))
+        {
+          /* Read what is left, not its unfinished last line. */
+          end = mf->base + now;
+          shrank = TRUE;
+          if (p >= end)
+            break;
+        }
       const char *w_end = (gsize) (end - p) > DIN_WINDOW ? p + DIN_WINDOW : end;
-      ok = parse_lines (&p, w_end, w_end == end, DIN_BUF, name, sink, ctx, &line, error);
+      ok = parse_lines (&p, w_end, w_end == end && !shrank, DIN_BUF, name, sink, ctx, &line,
+                        error);
+      if (G_UNLIKELY (mf->faulted || (!ok && size_now (mf) < mf->size)))
+        {
+          /* The parse stopped at the zeros past the new end (or at a bad
+           * line, the file shrinking meanwhile): the truncation is what
+           * went wrong. */
+          g_clear_error (error);
+          shrank = TRUE;
+          ok = TRUE;
+          break;
+        }
+      if (shrank && w_end == end)
+        break;   /* what is left is the line the truncation cut */
       if (ok && w_end < end && (gsize) (w_end - p) >= DIN_BUF)
         {
           /* No line end in the window's last DIN_BUF bytes: a line that
@@ -522,8 +652,25 @@ parse_mapped (const Mapped *mf, const char *name, Sink sink, gpointer ctx, guint
           kept = drop;
         }
     }
+  din_reading = NULL;
+  if (ok && shrank)
+    {
+      g_set_error (error, SIM_TRACE_ERROR, SIM_TRACE_ERROR_IO,
+                   "%s: file shrank while being read (at byte %" G_GUINT64_FORMAT
+                   "; %" G_GUINT64_FORMAT " bytes when opened, %" G_GUINT64_FORMAT " now)",
+                   name, (guint64) (p - mf->base), (guint64) mf->size,
+                   (guint64) size_now (mf));
+      ok = FALSE;
+    }
   *line_out = line;
   return ok;
+}
+#else
+void
+sim_din_set_window_hook (SimDinWindowHook fn, gpointer user_data)
+{
+  (void) fn;
+  (void) user_data;
 }
 #endif
 
@@ -583,7 +730,7 @@ typedef struct {
   const char        *name;
   SimDinBatchOptions opt;
   GInputStream      *in;         /* the trace, unless it is mapped: */
-  const void        *mapped;     /* a Mapped (parse_mapped), or NULL */
+  void              *mapped;     /* a Mapped (parse_mapped), or NULL */
   Batch             *cur;        /* being filled by the reader: */
   SimMemRef         *w, *w_end;  /* its next free ref and its end */
   guint64            ifetch, n_kind[SIM_ACC_N];   /* its counts so far */

@@ -57,7 +57,10 @@ gboolean sim_din_read (const char *path, SimDinFunc fn, gpointer user_data,
  * Errors are reported as sim_din_read reports them, at the same line: the
  * first error in trace order wins, and every record before a bad line has
  * been handed to @fn before the error is returned.  If @fn fails, reading
- * stops (the reader thread is told and joined) and @fn's error is returned. */
+ * stops (the reader thread is told and joined) and @fn's error is returned.
+ * A plain file that another process truncates while it is read is an
+ * error too ("file shrank while being read", at the first byte whose line
+ * was not handed over), not a crash. */
 typedef struct {
   guint    threads;       /* 1: no reader thread; >= 2: one reader thread */
   guint32  cpu_limit;     /* a data access's CPU field must be below this (the
@@ -80,6 +83,13 @@ typedef gboolean (*SimDinBatchFunc) (const SimDinBatch *batch, gpointer user_dat
 gboolean sim_din_read_batches (const char *path, const SimDinBatchOptions *opt,
                                SimDinBatchFunc fn, gpointer user_data,
                                guint64 *n_lines, GError **error);
+
+/* For tests only: @fn is called on the reader's thread before each window
+ * (4 MiB) of a plain file that sim_din_read_batches reads from a mapping,
+ * with the byte offset the window starts at (0 first); NULL: none.  A test
+ * truncates the file there, deterministically (tests/cache/test-din.c). */
+typedef void (*SimDinWindowHook) (const char *name, guint64 offset, gpointer user_data);
+void sim_din_set_window_hook (SimDinWindowHook fn, gpointer user_data);
 
 /* Parse one line (without its newline); exposed for tests.  Returns 0 on a
  * record, 1 for a blank or comment line, -1 with @what set to what was

@@ -1,10 +1,16 @@
 /* test-cachesim-cli.c - "slabsim cachesim" in Cachegrind mode: output shape
  * (text and json), plain = gzip = stdin, and every bad input giving its
- * file:line error and exit code.  (Full mode needs a machine file, see
+ * file:line error and exit code (a plain trace truncated while it is read
+ * too).  (Full mode needs a machine file, see
  * test-cachesim-machine.c.) */
 #include "tests/testutil.h"
+#include "models/cache/din.h"
+#include "sim/cli/cli.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
@@ -386,6 +392,69 @@ test_threads_errors_at_line (void **state)
                       "--jobs takes a positive number");
 }
 
+/* din.c's window hook: truncate the trace before its second window (of
+ * 4 MiB) to a size inside it. */
+#define SHRINK_TO ((4u << 20) + 1000003)
+static void
+shrink_at_second_window (const char *name, guint64 offset, gpointer user_data)
+{
+  (void) name;
+  if (offset > 0)
+    assert_int_equal (truncate ((const char *) user_data, SHRINK_TO), 0);
+}
+
+/* A plain trace that another process truncates while cachesim reads it
+ * from its mapping: an error naming the file and where (exit 1, nothing
+ * on standard output), not a SIGBUS.  The truncation is made
+ * deterministic by din.c's window hook, so the verb runs in a child of
+ * this test (sim_cli_main, as main() runs it) rather than through
+ * tu_run. */
+static void
+test_trace_shrinks_while_read (void **state)
+{
+  (void) state;
+  g_autofree char *text = long_trace (600000, 0, NULL);
+  gsize len = strlen (text), at = SHRINK_TO;
+  assert_true (len > SHRINK_TO + 1000);
+  while (text[at - 1] != '\n')
+    at--;
+  for (guint j = 1; j <= 2; j++)
+    {
+      g_autofree char *path = tu_write_temp (".din", text, -1);
+      g_autofree char *out_path = tu_write_temp (".out", "", 0);
+      g_autofree char *err_path = tu_write_temp (".err", "", 0);
+      g_autofree char *jobs = g_strdup_printf ("--jobs=%u", j);
+      pid_t pid = fork ();
+      assert_true (pid >= 0);
+      if (pid == 0)
+        {
+          int o = open (out_path, O_WRONLY | O_TRUNC), e = open (err_path, O_WRONLY | O_TRUNC);
+          if (o < 0 || e < 0 || dup2 (o, 1) < 0 || dup2 (e, 2) < 0)
+            _exit (99);
+          sim_din_set_window_hook (shrink_at_second_window, path);
+          char *argv[] = { (char *) "slabsim", (char *) "cachesim", (char *) "--compat",
+                           (char *) "cachegrind", jobs, path, NULL };
+          int rc = sim_cli_main (6, argv);
+          fflush (stdout);
+          fflush (stderr);
+          _exit (rc);
+        }
+      int status = 0;
+      assert_int_equal (waitpid (pid, &status, 0), pid);
+      assert_true (WIFEXITED (status));
+      assert_int_equal (WEXITSTATUS (status), 1);
+      g_autofree char *out = NULL, *err = NULL;
+      assert_true (g_file_get_contents (out_path, &out, NULL, NULL));
+      assert_true (g_file_get_contents (err_path, &err, NULL, NULL));
+      g_autofree char *want = g_strdup_printf ("slabsim: %s: file shrank while being read "
+                                               "(at byte %" G_GSIZE_FORMAT "; %" G_GSIZE_FORMAT
+                                               " bytes when opened, %u now)\n",
+                                               path, at, len, SHRINK_TO);
+      assert_string_equal (err, want);
+      assert_string_equal (out, "");
+    }
+}
+
 int
 main (void)
 {
@@ -401,6 +470,7 @@ main (void)
     cmocka_unit_test (test_full_mode_clean_exit),
     cmocka_unit_test (test_threads_same_bytes),
     cmocka_unit_test (test_threads_errors_at_line),
+    cmocka_unit_test (test_trace_shrinks_while_read),
   };
   return cmocka_run_group_tests_name ("cache-cachesim-cli", tests, NULL, NULL);
 }

@@ -3,11 +3,13 @@
  * with the line parser on random lines of every shape; batched reading, with
  * and without its reader thread, hands over exactly the data records of
  * sim_din_read in order, stops when the consumer fails, and reports a bad
- * line or CPU at its line after everything before it. */
+ * line or CPU at its line after everything before it; a plain file that
+ * shrinks while it is read is an error, not a SIGBUS. */
 #include "tests/testutil.h"
 #include "models/cache/din.h"
 
 #include <string.h>
+#include <unistd.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
@@ -177,6 +179,8 @@ typedef struct {
   guint64  ifetch, n_kind[SIM_ACC_N];
   gsize    fail_after;  /* fail when this many refs were seen (0: never) */
   guint    batches;
+  const char *shrink;   /* truncate this file on the first batch ... */
+  gsize    shrink_to;   /* ... to this many bytes */
 } Gathered;
 
 static gboolean
@@ -193,6 +197,8 @@ gather (const SimDinBatch *b, gpointer user_data, GError **error)
       sum += b->n_kind[k];
     }
   assert_int_equal (sum, b->n);
+  if (g->shrink && g->batches == 1)
+    assert_int_equal (truncate (g->shrink, (off_t) g->shrink_to), 0);
   if (g->fail_after && g->refs->len >= g->fail_after)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "consumer stops after %u",
@@ -413,6 +419,105 @@ test_consumer_failure_stops_reader (void **state)
   g_unlink (path);
 }
 
+/* The window hook (din.h): truncate the file before its second window. */
+typedef struct {
+  const char *path;
+  gsize       to;
+  guint       calls;
+} Shrink;
+
+static void
+shrink_before_window (const char *name, guint64 offset, gpointer user_data)
+{
+  Shrink *sh = user_data;
+  (void) name;
+  sh->calls++;
+  if (offset > 0 && sh->calls == 2)
+    assert_int_equal (truncate (sh->path, (off_t) sh->to), 0);
+}
+
+/* A trace of @text truncated to @to bytes while it is read: by the
+ * consumer on its first batch (@by_hook FALSE: the reader is then inside
+ * the first window, at most a ring of batches ahead, and runs into the
+ * pages past the new end: without din.c's SIGBUS handler the process
+ * dies), or before the second window (the fstat there).  Either way, with
+ * and without the reader thread: the error names the file and the byte
+ * @at, the start of the first line not handed over, and the records
+ * handed over are exactly those of the lines before @at. */
+static void
+expect_shrink (const char *text, gsize to, gboolean by_hook, gsize at)
+{
+  g_autofree char *head_path = tu_write_temp (".din", text, (gssize) at);
+  Gathered want;
+  assert_true (read_batches (head_path, 1, FALSE, &want, NULL, NULL));
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      g_autofree char *path = tu_write_temp (".din", text, -1);
+      Gathered g;
+      SimDinBatchOptions opt = { threads, 16, FALSE };
+      memset (&g, 0, sizeof g);
+      g.refs = g_array_new (FALSE, FALSE, sizeof (SimMemRef));
+      Shrink sh = { path, to, 0 };
+      if (by_hook)
+        sim_din_set_window_hook (shrink_before_window, &sh);
+      else
+        {
+          g.shrink = path;
+          g.shrink_to = to;
+        }
+      g_autoptr (GError) err = NULL;
+      gboolean ok = sim_din_read_batches (path, &opt, gather, &g, NULL, &err);
+      sim_din_set_window_hook (NULL, NULL);
+      assert_false (ok);
+      g_autofree char *msg = g_strdup_printf ("%s: file shrank while being read (at byte %"
+                                              G_GSIZE_FORMAT "; %" G_GSIZE_FORMAT
+                                              " bytes when opened, %" G_GSIZE_FORMAT " now)",
+                                              path, at, strlen (text), to);
+      assert_string_equal (err->message, msg);
+      assert_int_equal (g.refs->len, want.refs->len);
+      assert_memory_equal (g.refs->data, want.refs->data, want.refs->len * sizeof (SimMemRef));
+      assert_int_equal (g.ifetch, want.ifetch);
+      g_array_free (g.refs, TRUE);
+      g_unlink (path);
+    }
+  g_array_free (want.refs, TRUE);
+  g_unlink (head_path);
+}
+
+/* Where the line holding byte @x starts. */
+static gsize
+line_start (const char *text, gsize x)
+{
+  while (x > 0 && text[x - 1] != '\n')
+    x--;
+  return x;
+}
+
+static void
+test_shrinking_file (void **state)
+{
+  (void) state;
+  g_autofree char *text = mixed_trace (700000, 16, 0, NULL);
+  gsize len = strlen (text), window = 4u << 20;
+  assert_true (len > 2 * window);
+  /* In the first window, inside a line and at a line's start. */
+  gsize x = 2000003;
+  expect_shrink (text, x, FALSE, line_start (text, x));
+  expect_shrink (text, line_start (text, x), FALSE, line_start (text, x));
+  /* Before the second window: to a size inside it; to one the reader has
+   * passed (the error at the line the first window ended in). */
+  x = window + 1500007;
+  expect_shrink (text, x, TRUE, line_start (text, x));
+  expect_shrink (text, 1000, TRUE, line_start (text, window));
+  /* One window; inside its last page, which the kernel zero-fills past the
+   * new end without a fault: the parse stops at the zeros, and the fstat
+   * after it says why. */
+  g_autofree char *small = mixed_trace (100000, 16, 0, NULL);
+  gsize slen = strlen (small), last_page = (slen - 1) & ~(gsize) 4095;
+  x = last_page + (slen - last_page) / 2;
+  expect_shrink (small, x, FALSE, line_start (small, x));
+}
+
 static void
 test_empty_and_missing (void **state)
 {
@@ -443,6 +548,7 @@ main (void)
     cmocka_unit_test (test_mapped_as_stream),
     cmocka_unit_test (test_errors_at_their_line),
     cmocka_unit_test (test_consumer_failure_stops_reader),
+    cmocka_unit_test (test_shrinking_file),
     cmocka_unit_test (test_empty_and_missing),
   };
   return cmocka_run_group_tests_name ("cache-din", tests, NULL, NULL);
