@@ -89,6 +89,24 @@ plru_tab_init (Level *L)
       L->plru_tab[2 * way] = ~clr;
       L->plru_tab[2 * way + 1] = set;
     }
+  /* The victim of every tree, for the levels whose tree is small enough
+   * (memsys-internal.h, plru_victim_of): the walk down the tree, once. */
+  if (L->ways <= PLRU_VIC_MAX_WAYS)
+    {
+      guint n_trees = 1u << (L->ways - 1);
+      L->plru_vic = g_new0 (guint8, n_trees);
+      for (guint t = 0; t < n_trees; t++)
+        {
+          guint node = 0, way = 0;
+          for (guint span = L->ways; span > 1; span >>= 1)
+            {
+              guint right = (t >> node) & 1;
+              way |= right * (span >> 1);
+              node = 2 * node + 1 + right;
+            }
+          L->plru_vic[t] = (guint8) way;
+        }
+    }
 }
 static gboolean
 is_pow2 (guint64 v)
@@ -509,9 +527,17 @@ sim_memsys_new (const SimMachine *m, GError **error)
           ms->core_row[l][c] = set_base (&ms->lv[l], ms->inst_tab[l][c], 0);
         }
     }
-  ms->l1_row = g_new (gsize, m->n_cpus);
+  ms->l1 = g_aligned_alloc0 (m->n_cpus, sizeof (L1Row), 64);
   for (guint c = 0; c < m->n_cpus; c++)
-    ms->l1_row[c] = ms->core_row[0][ms->core_of[c]];
+    {
+      Level *L1 = &ms->lv[0];
+      gsize row = ms->core_row[0][ms->core_of[c]];
+      ms->l1[c] = (L1Row) { L1->tag + row, ST (L1, row),
+                            L1->plru ? L1->plru + row / L1->ways : NULL, &ms->stats[c], row,
+                            c, ms->core_of[c], { 0 } };
+    }
+  ms->line_mask = ms->line_bytes - 1;
+  ms->fast_end = ms->mode == SIM_MEMSYS_FULL && ms->lv[0].ways == 8 ? ms->line_bytes + 1 : 0;
   ms->shape_3l = ms->mode == SIM_MEMSYS_FULL && memsys_shape_3l (ms);
   return g_steal_pointer (&ms);
 }
@@ -527,6 +553,7 @@ sim_memsys_free (SimMemSys *ms)
       big_free (ms->lv[l].st);
       g_free (ms->lv[l].plru);
       g_free (ms->lv[l].plru_tab);
+      g_free (ms->lv[l].plru_vic);
     }
   g_free (ms->core_of);
   g_free (ms->cpu_of_core);
@@ -539,7 +566,7 @@ sim_memsys_free (SimMemSys *ms)
       g_free (ms->core_state[c]);
   g_free (ms->core_state);
   g_free (ms->hint_row);
-  g_free (ms->l1_row);
+  g_aligned_free (ms->l1);
   big_free (ms->dir);
   for (guint l = 0; l < ms->n_levels; l++)
     {

@@ -212,11 +212,14 @@ touch_k (Level *L, gsize base, guint way, guint n)
     plru_touch (L, base / n, way);
 }
 
-/* plru_victim with the tree's depth a constant: the walk unrolls. */
+/* plru_victim with the tree's depth a constant: a table's load (up to
+ * PLRU_VIC_MAX_WAYS ways) or a walk that unrolls. */
 static ALWAYS_INLINE guint
 plru_victim_n (const Level *L, gsize set_index, guint n)
 {
   guint64 bits = L->plru[set_index];
+  if (n <= PLRU_VIC_MAX_WAYS)
+    return plru_victim_of (L, bits, n);
   guint node = 0, way = 0;
   for (guint span = n; span > 1; span >>= 1)
     {
@@ -1038,11 +1041,10 @@ fill_level (SimMemSys *ms, guint l, guint core, guint cpu, guint64 block, gsize 
 }
 
 static ALWAYS_INLINE guint
-access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
+access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 block,
              SimAccKind kind, SimMemClass cls, int l1_way, gsize l1_base, guint sh)
 {
   const SimMachine *m = ms->m;
-  SimCpuMemStats *st = &ms->stats[cpu];
   gboolean write = kind != SIM_ACC_READ;
   int hit = -1;                 /* level of our own path holding the line */
   guint8 hit_bits = 0;
@@ -1333,34 +1335,28 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
 #define MISS_CLASS(p)  ((SimMemClass) (((p) >> 2) & 0xfu))
 #define MISS_WAY(p)    ((int) (((p) >> 6) & 0x1ffu) - 1)
 #define MISS_COUNT     0x8000u
+#define MISS_WAY_PACK(way) ((guint) ((way) + 1) << 6)
 #define MISS_PACK(kind, cls, way, count) \
-  ((guint) (kind) | (guint) (cls) << 2 | (guint) ((way) + 1) << 6 | (count))
+  ((guint) (kind) | (guint) (cls) << 2 | MISS_WAY_PACK (way) | (count))
 G_STATIC_ASSERT (SIM_ACC_N <= 4 && SIM_MEM_N_CLASSES <= 16 && SIM_MEMSYS_MAX_WAYS < 0x1ff);
 
 static G_GNUC_NO_INLINE guint32
-access_miss (SimMemSys *ms, guint cpu, guint64 block, guint packed, gsize l1_base)
+access_miss (SimMemSys *ms, const L1Row *r, guint64 block, guint packed)
 {
-  guint core = ms->core_of[cpu];
+  guint cpu = r->cpu, core = r->core;
+  gsize set = (gsize) (block & ms->lv[0].set_mask);
   guint32 lat;
   /* Two instances of the miss path: the common shape's with its counts as
    * constants, and any machine's. */
   if (G_LIKELY (ms->shape_3l))
-    lat = access_slow (ms, cpu, core, block, MISS_KIND (packed), MISS_CLASS (packed),
-                       MISS_WAY (packed), l1_base, SH_3L);
+    lat = access_slow (ms, cpu, core, r->stats, block, MISS_KIND (packed), MISS_CLASS (packed),
+                       MISS_WAY (packed), r->row + set * sh_ways (SH_3L, 0), SH_3L);
   else
-    lat = access_slow (ms, cpu, core, block, MISS_KIND (packed), MISS_CLASS (packed),
-                       MISS_WAY (packed), l1_base, SH_ANY);
+    lat = access_slow (ms, cpu, core, r->stats, block, MISS_KIND (packed), MISS_CLASS (packed),
+                       MISS_WAY (packed), r->row + set * ms->lv[0].ways, SH_ANY);
   if (packed & MISS_COUNT)
-    ms->stats[cpu].cycles += lat;
+    r->stats->cycles += lat;
   return lat;
-}
-
-/* The L1 probe and touch with the L1's ways @n as a constant, or 0 for a
- * dispatch on L->ways (WAYS_DISPATCH). */
-static ALWAYS_INLINE int
-l1_find (const Level *L, gsize base, guint64 block, guint n)
-{
-  return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
 }
 
 /* rank_touch_n for an 8-way L1 hit, the ranks written back as one 8-byte
@@ -1385,63 +1381,69 @@ l1_rank_touch8 (guint8 *r, guint w)
 #endif
 }
 
+/* Make L1 way @way of the set at @off (tag index within the CPU's row @r)
+ * the most recent; @n the L1's ways as a constant, or 0. */
 static ALWAYS_INLINE void
-l1_touch (Level *L, gsize base, guint way, guint n)
+l1_touch (Level *L, const L1Row *r, gsize off, guint way, guint n)
 {
+  /* PLRU first: most bundled machines' L1s are PLRU. */
   if (!n)
-    touch (L, base, way);
-  else if (L->repl == SIM_REPL_LRU && n == 8)
-    l1_rank_touch8 (RANK (L, base), way);
-  else if (L->repl == SIM_REPL_LRU)
-    rank_touch_n (RANK (L, base), way, n);
+    touch (L, r->row + off, way);
   else if (L->repl == SIM_REPL_PLRU)
-    plru_touch (L, base >> L->way_shift, way);
+    {
+      const guint64 *t = L->plru_tab + 2 * way;
+      guint64 *p = r->plru + off / n;
+      *p = (*p & t[0]) | t[1];
+    }
+  else if (L->repl == SIM_REPL_LRU && n == 8)
+    l1_rank_touch8 (r->st + 2 * off + n, way);
+  else if (L->repl == SIM_REPL_LRU)
+    rank_touch_n (r->st + 2 * off + n, way, n);
 }
 
-/* One line; @count is MISS_COUNT to add the latency to the CPU's cycles,
- * @n the L1's ways as a constant (or 0). */
+/* One line of the CPU whose L1 row is @r; @p is MISS_PACK of the access's
+ * kind, class, no way yet and whether its latency goes to the CPU's cycles
+ * (MISS_COUNT): what the miss path needs in one register, which leaves the
+ * hit path fewer values to keep (it saves three registers, not five).  @n
+ * is the L1's ways as a constant (or 0).  The set, its states and the
+ * counters come from the row; only a miss needs the set's index in the
+ * level, and access_miss computes it. */
 static ALWAYS_INLINE guint32
-access_line_at (SimMemSys *ms, guint cpu, guint64 block, gsize base, SimAccKind kind,
-                SimMemClass cls, guint count, guint n)
+access_line_at (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n)
 {
   Level *L = &ms->lv[0];
-  ms->stats[cpu].level[0].accesses[kind]++;
-  int w = l1_find (L, base, block, n);
+  SimAccKind kind = MISS_KIND (p);
+  gsize off = (gsize) (block & L->set_mask) * (n ? n : L->ways);
+  SimCpuMemStats *st = r->stats;
+  st->level[0].accesses[kind]++;
+  int w = n ? find_way_n (r->tag + off, block, n) : find_way (L, r->row + off, block);
   if (G_LIKELY (w >= 0))
     {
-      guint8 s = ST (L, base)[w];
+      guint8 *sp = r->st + 2 * off;
+      guint8 s = sp[w];
       if (kind == SIM_ACC_READ || (s & ST_EXCL))
         {
           /* The fast path: a hit with permission; E -> M is silent. */
           if (kind != SIM_ACC_READ)
-            ST (L, base)[w] = s | ST_DIRTY;
+            sp[w] = s | ST_DIRTY;
           /* A hit on LRU's most recent way changes no rank (the touch
            * returns at once); PLRU must still point its tree away from
            * the way just used. */
-          l1_touch (L, base, (guint) w, n);
-          if (count)
-            ms->stats[cpu].cycles += L->latency;
+          l1_touch (L, r, off, (guint) w, n);
+          if (p & MISS_COUNT)
+            st->cycles += L->latency;
           return L->latency;
         }
     }
-  return access_miss (ms, cpu, block, MISS_PACK (kind, cls, w, count), base);
+  return access_miss (ms, r, block, p + MISS_WAY_PACK (w));
 }
 
-/* access_line_at with the L1 set found from the CPU's core. */
+/* access_line_at with the CPU's row. */
 static ALWAYS_INLINE guint32
 access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls,
              guint count, guint n)
 {
-  gsize base = ms->l1_row[cpu] + (gsize) (block & ms->lv[0].set_mask) * (n ? n : ms->lv[0].ways);
-  return access_line_at (ms, cpu, block, base, kind, cls, count, n);
-}
-
-/* A one-line access through an L1 of other than 8 ways: out of line, so
- * that the 8-way fast path's few registers are all it saves. */
-static G_GNUC_NO_INLINE guint32
-access_line_any (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls)
-{
-  return access_line (ms, cpu, block, kind, cls, MISS_COUNT, 0);
+  return access_line_at (ms, &ms->l1[cpu], block, MISS_PACK (kind, cls, -1, count), n);
 }
 
 /* The line of an access's last byte (a size of 0 counts as 1). */
@@ -1458,7 +1460,7 @@ last_block (const SimMemSys *ms, guint64 addr, guint32 size)
 static ALWAYS_INLINE gboolean
 straddles (const SimMemSys *ms, guint64 addr, guint32 size)
 {
-  return (addr & (ms->line_bytes - 1)) + size > ms->line_bytes;
+  return (addr & ms->line_mask) + size > ms->line_bytes;
 }
 
 /* An access straddling lines: kept out of line, so that the common
@@ -1477,21 +1479,33 @@ access_straddle (SimMemSys *ms, guint cpu, guint64 b1, guint64 b2, SimAccKind ki
   return lat;
 }
 
+/* Every access that is not a one-line access of full mode through an
+ * 8-way L1: Cachegrind mode, straddling accesses, other L1s.  Out of line,
+ * so that the fast path's few registers are all sim_memsys_access_class
+ * saves. */
+static G_GNUC_NO_INLINE guint32
+access_other (SimMemSys *ms, guint cpu, guint64 addr, guint32 size, SimAccKind kind,
+              SimMemClass cls)
+{
+  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
+    return memsys_cg_access (ms, addr, size, kind, cls);
+  guint64 b1 = addr >> ms->line_shift;
+  if (straddles (ms, addr, size))
+    return access_straddle (ms, cpu, b1, last_block (ms, addr, size), kind, cls);
+  return access_line (ms, cpu, b1, kind, cls, MISS_COUNT, 0);
+}
+
 guint32
 sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
                          SimAccKind kind, SimMemClass cls)
 {
-  g_return_val_if_fail (ms != NULL && cpu < ms->n_cpus, 0);
-  g_return_val_if_fail ((guint) kind < SIM_ACC_N && (guint) cls < SIM_MEM_N_CLASSES, 0);
-  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
-    return memsys_cg_access (ms, addr, size, kind, cls);
-  guint64 b1 = addr >> ms->line_shift;
-  if (G_UNLIKELY (straddles (ms, addr, size)))
-    return access_straddle (ms, cpu, b1, last_block (ms, addr, size), kind, cls);
-  /* Every bundled machine's L1 has 8 ways. */
-  if (G_LIKELY (ms->lv[0].ways == 8))
-    return access_line (ms, cpu, b1, kind, cls, MISS_COUNT, 8);
-  return access_line_any (ms, cpu, b1, kind, cls);
+  g_return_val_if_fail (ms != NULL && cpu < ms->n_cpus && (guint) kind < SIM_ACC_N
+                        && (guint) cls < SIM_MEM_N_CLASSES, 0);
+  /* Full mode, an 8-way L1 (every bundled machine's) and one line, in one
+   * compare (SimMemSys.fast_end). */
+  if (G_LIKELY ((addr & ms->line_mask) + size < ms->fast_end))
+    return access_line (ms, cpu, addr >> ms->line_shift, kind, cls, MISS_COUNT, 8);
+  return access_other (ms, cpu, addr, size, kind, cls);
 }
 
 /* Every host line of one set's tags and state bytes. */
@@ -1598,10 +1612,7 @@ refs_full (SimMemSys *ms, const SimMemRef *refs, gsize n, guint w2, guint w3)
                          (SimAccKind) r->kind, SIM_MEM_OTHER);
       else
         {
-          /* The L1 set from the CPU's row: one load instead of three. */
-          gsize base = rows[(gsize) r->cpu * nl].row + (gsize) (b1 & ms->lv[0].set_mask) * 8;
-          access_line_at (ms, r->cpu, b1, base, (SimAccKind) r->kind, SIM_MEM_OTHER,
-                          MISS_COUNT, 8);
+          access_line (ms, r->cpu, b1, (SimAccKind) r->kind, SIM_MEM_OTHER, MISS_COUNT, 8);
         }
     }
 }
