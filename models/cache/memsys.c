@@ -1719,6 +1719,18 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
                 for (guint way2 = way + 1; way2 < L->ways; way2++)
                   if (L->tag[k - way + way2] == b)
                     return check_fail (error, "line twice in one set", b, dom);
+                /* Inclusion: every inclusive level further out on the
+                 * copy's path holds it too (what back-invalidation keeps). */
+                for (guint j = l + 1; j < ms->n_levels; j++)
+                  {
+                    const Level *J = &ms->lv[j];
+                    if (J->incl != SIM_INCL_INCLUSIVE)
+                      continue;
+                    guint ji = L->private_ ? inst_of (ms, j, i) : i / (J->group / L->group);
+                    if (find_way (J, set_base (J, ji, b), b) < 0)
+                      return check_fail (error, "copy missing from an inclusive level on its path",
+                                         b, dom);
+                  }
               }
           }
     }
