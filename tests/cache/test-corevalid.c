@@ -250,6 +250,156 @@ test_cross_socket_state (void **state)
     }
 }
 
+/* Lines only one socket touches never enter the directory: their holders
+ * are in the L3's core-valid bits.  A read from the other socket puts the
+ * line there; a write that takes it back to one socket removes it. */
+static void
+test_one_socket_lines_skip_directory (void **state)
+{
+  (void) state;
+  g_autoptr (SimMachine) m = cv_machine (SIM_COH_MESIF, 8);
+  g_autoptr (SimMemSys) ms = tm_memsys_new (m);
+  assert_true (ms->corevalid);
+  guint64 x = 5;
+  for (guint i = 0; i < 4000; i++)
+    {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      acc (ms, (guint) (x >> 62), A + ((x >> 20) % 600) * 64,
+           (x >> 40) % 3 ? SIM_ACC_READ : SIM_ACC_WRITE);
+    }
+  SimCpuMemStats t;
+  sim_memsys_total_stats (ms, &t);
+  assert_true (t.back_invalidations > 0);
+  assert_int_equal (ms->dir_count, 0);
+  acc (ms, 0, A, SIM_ACC_READ);
+  acc (ms, 4, A, SIM_ACC_READ);
+  assert_int_equal (ms->dir_count, 1);
+  acc (ms, 0, A, SIM_ACC_WRITE);
+  assert_int_equal (ms->dir_count, 0);
+}
+
+/* Which machines keep core-valid bits: one inclusive shared level per
+ * socket of at most 64 cores after private levels that are not victim
+ * caches.  SLABSIM_NO_COREVALID=1 turns them off. */
+static void
+test_gate (void **state)
+{
+  (void) state;
+  struct { guint l1_ways; SimInclusion l2, l3; guint l3_cores; gboolean cv; } v[] = {
+    { 8, SIM_INCL_NINE, SIM_INCL_INCLUSIVE, 0, TRUE },
+    { 4, SIM_INCL_INCLUSIVE, SIM_INCL_INCLUSIVE, 0, TRUE },
+    { 8, SIM_INCL_NINE, SIM_INCL_NINE, 0, FALSE },
+    { 8, SIM_INCL_EXCLUSIVE, SIM_INCL_INCLUSIVE, 0, FALSE },
+    { 8, SIM_INCL_NINE, SIM_INCL_EXCLUSIVE, 0, FALSE },
+    { 8, SIM_INCL_NINE, SIM_INCL_INCLUSIVE, 2, FALSE },   /* an L3 per core pair */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+    {
+      g_autoptr (SimMachine) m = cv_machine (SIM_COH_MOESI, v[i].l1_ways);
+      m->levels[1].inclusion = v[i].l2;
+      m->levels[2].inclusion = v[i].l3;
+      m->levels[2].shared_cores = v[i].l3_cores;
+      g_autoptr (SimMemSys) ms = tm_memsys_new (m);
+      assert_int_equal (ms->corevalid, v[i].cv);
+    }
+  g_autoptr (SimMachine) m = cv_machine (SIM_COH_MESIF, 8);
+  g_setenv ("SLABSIM_NO_COREVALID", "1", TRUE);
+  SimMemSys *off = tm_memsys_new (m);
+  g_unsetenv ("SLABSIM_NO_COREVALID");
+  assert_false (off->corevalid);
+  sim_memsys_free (off);
+}
+
+/* The oracle: the same random accesses through a memory system that keeps
+ * core-valid bits and one that keeps every holder in the directory
+ * (corevalid cleared before the first access) give the same latency on
+ * every access and the same counters; both stay consistent. */
+static void
+same_as_directory (SimMachine *m, guint n, guint lines)
+{
+  g_autoptr (SimMemSys) a = tm_memsys_new (m);
+  g_autoptr (SimMemSys) b = tm_memsys_new (m);
+  assert_true (a->corevalid);
+  b->corevalid = FALSE;
+  guint64 x = 777;
+  for (guint i = 0; i < n; i++)
+    {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      guint cpu = (guint) ((x >> 58) % m->n_cpus);
+      /* Mostly lines of the CPU's own socket's range, some shared. */
+      guint64 line = (x >> 20) % lines;
+      if ((x >> 12) % 4)
+        line = line / 2 * 2 + m->cpus[cpu].socket % 2;
+      guint64 addr = line * 64 + ((x >> 40) % 8 ? 0 : 60);
+      SimAccKind k = (SimAccKind) ((x >> 33) % 3);
+      guint32 la = sim_memsys_access (a, cpu, addr, 8, k);
+      guint32 lb = sim_memsys_access (b, cpu, addr, 8, k);
+      if (la != lb)
+        {
+          print_error ("%s: access %u (CPU %u, %#" G_GINT64_MODIFIER "x): latency %u, "
+                       "directory only %u\n", m->name, i, cpu, addr, la, lb);
+          fail ();
+        }
+      if (i % 4000 == 3999)
+        {
+          tm_assert_memsys_ok (a);
+          tm_assert_memsys_ok (b);
+        }
+    }
+  for (guint c = 0; c < m->n_cpus; c++)
+    assert_memory_equal (sim_memsys_cpu_stats (a, c), sim_memsys_cpu_stats (b, c),
+                         sizeof (SimCpuMemStats));
+  SimCpuMemStats t;
+  sim_memsys_total_stats (a, &t);
+  assert_true (t.back_invalidations > 0);
+  assert_true (t.cross_socket > 0);
+  assert_true (t.hitm > 0);
+}
+
+static void
+test_same_as_directory (void **state)
+{
+  (void) state;
+  SimCoherence coh[] = { SIM_COH_MESIF, SIM_COH_MESI, SIM_COH_MOESI };
+  for (guint c = 0; c < 3; c++)
+    for (guint w = 4; w <= 8; w += 4)
+      {
+        g_autoptr (SimMachine) m = cv_machine (coh[c], w);
+        if (c == 1)
+          {
+            m->levels[0].replacement = SIM_REPL_PLRU;
+            m->levels[2].replacement = SIM_REPL_RANDOM;
+          }
+        if (c == 2 && w == 4)
+          m->levels[1].inclusion = SIM_INCL_INCLUSIVE;
+        same_as_directory (m, 60000, 2000);
+      }
+  {
+    /* Three sockets of two cores with two threads each. */
+    g_autoptr (SimMachine) m = tm_new (3, 2, 2, SIM_COH_MESIF);
+    tm_level (m, "L1d", 1024, 8, SIM_REPL_PLRU, SIM_INCL_NINE, 1, L1);
+    tm_level (m, "L2", 4096, 8, SIM_REPL_LRU, SIM_INCL_NINE, 1, L2);
+    tm_level (m, "L3", 16384, 16, SIM_REPL_LRU, SIM_INCL_INCLUSIVE, 0, L3);
+    same_as_directory (m, 60000, 2000);
+  }
+  {
+    /* Two levels: a private L1 under an inclusive L2 per socket. */
+    g_autoptr (SimMachine) m = tm_new (2, 3, 1, SIM_COH_MOESI);
+    tm_level (m, "L1d", 1024, 4, SIM_REPL_LRU, SIM_INCL_NINE, 1, L1);
+    tm_level (m, "L2", 8192, 8, SIM_REPL_LRU, SIM_INCL_INCLUSIVE, 0, L2);
+    same_as_directory (m, 60000, 1500);
+  }
+  {
+    /* 2 x 40 cores: 82 domains in two mask words, socket 1's core bits
+     * straddling them. */
+    g_autoptr (SimMachine) m = tm_new (2, 40, 1, SIM_COH_MESIF);
+    tm_level (m, "L1d", 1024, 8, SIM_REPL_LRU, SIM_INCL_NINE, 1, L1);
+    tm_level (m, "L2", 4096, 8, SIM_REPL_LRU, SIM_INCL_NINE, 1, L2);
+    tm_level (m, "L3", 65536, 16, SIM_REPL_LRU, SIM_INCL_INCLUSIVE, 0, L3);
+    same_as_directory (m, 60000, 6000);
+  }
+}
+
 int
 main (void)
 {
@@ -257,6 +407,9 @@ main (void)
     cmocka_unit_test (test_share_then_lose_by_conflict),
     cmocka_unit_test (test_l3_eviction_purges_holders),
     cmocka_unit_test (test_cross_socket_state),
+    cmocka_unit_test (test_one_socket_lines_skip_directory),
+    cmocka_unit_test (test_gate),
+    cmocka_unit_test (test_same_as_directory),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
