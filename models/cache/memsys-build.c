@@ -255,6 +255,31 @@ inst_of_slow (const SimMemSys *ms, guint l, guint core)
 
 /* ---- Construction ------------------------------------------------------ */
 
+/* Does the full-mode machine of @ms keep core-valid bits in its shared
+ * level (SimMemSys.corevalid)?  The common shape of Nehalem and its
+ * successors: exactly one shared level, after the private ones, inclusive,
+ * one instance per socket of at most 64 cores (one CvLine word), no
+ * exclusive (victim) private level, and few enough directory words for the
+ * miss path's entry on the stack.  Every other machine keeps every line's
+ * holders in the directory.  SLABSIM_NO_COREVALID=1 turns it off (for
+ * comparing the two ways of keeping the holders, which must agree). */
+static gboolean
+memsys_corevalid (const SimMemSys *ms)
+{
+  if (ms->mode != SIM_MEMSYS_FULL || ms->n_private == 0 || ms->n_levels != ms->n_private + 1)
+    return FALSE;
+  const Level *L = &ms->lv[ms->n_private];
+  if (L->incl != SIM_INCL_INCLUSIVE || L->inst_per_socket != 1
+      || L->group != ms->m->cores_per_socket || ms->m->cores_per_socket > 64
+      || ms->mask_words > CV_MAX_WORDS)
+    return FALSE;
+  for (guint l = 1; l < ms->n_private; l++)
+    if (ms->lv[l].incl == SIM_INCL_EXCLUSIVE)
+      return FALSE;
+  const char *off = g_getenv ("SLABSIM_NO_COREVALID");
+  return off == NULL || strcmp (off, "1") != 0;
+}
+
 SimMemSys *
 memsys_alloc (SimMemSysMode mode, guint n_cpus)
 {
@@ -539,6 +564,21 @@ sim_memsys_new (const SimMachine *m, GError **error)
   ms->line_mask = ms->line_bytes - 1;
   ms->fast_end = ms->mode == SIM_MEMSYS_FULL && ms->lv[0].ways == 8 ? ms->line_bytes + 1 : 0;
   ms->shape_3l = ms->mode == SIM_MEMSYS_FULL && memsys_shape_3l (ms);
+  ms->corevalid = memsys_corevalid (ms);
+  if (ms->corevalid)
+    {
+      const Level *L = &ms->lv[ms->n_private];
+      gsize n = (gsize) L->n_inst * L->sets * L->ways;
+      ms->cvl = big_alloc0 (n * sizeof (CvLine));
+      if (ms->cvl == NULL)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_HOST_MEMORY,
+                       "machine %s: the host cannot give the %" G_GSIZE_FORMAT " bytes of "
+                       "the %s's core-valid bits", m->name ? m->name : "?",
+                       n * sizeof (CvLine), m->levels[ms->n_private].name);
+          return NULL;
+        }
+    }
   return g_steal_pointer (&ms);
 }
 
@@ -568,6 +608,7 @@ sim_memsys_free (SimMemSys *ms)
   g_free (ms->hint_row);
   g_aligned_free (ms->l1);
   big_free (ms->dir);
+  big_free (ms->cvl);
   for (guint l = 0; l < ms->n_levels; l++)
     {
       g_free (ms->inst_tab[l]);

@@ -39,6 +39,25 @@
 #define ST_EXCL  0x2u   /* private caches only: the core has E/M permission */
 #define ST_INL2  0x4u   /* L1 only, on machines with SimMemSys.inl2: the core's
                            L2 holds the line too */
+#define ST_XS    0x8u   /* the core-valid level only (SimMemSys.corevalid): more
+                           than one socket's copy of the level holds the line, and
+                           its holders are in the directory, not in its CvLine */
+
+/* What an inclusive shared level with core-valid bits (SimMemSys.corevalid)
+ * keeps per way for a line that only its socket holds: the holders among
+ * its socket's cores, and the line's owner and MESIF forwarder as the
+ * directory would (DirEnt): such a line has no directory entry.  Ignored
+ * while the way is empty or its state has ST_XS. */
+typedef struct {
+  guint64 cv;                  /* bit c: core (socket's first core + c) holds the
+                                  line in a private level; exact */
+  gint32  owner;               /* domain holding E/M/O, or -1 */
+  gint32  fwd;                 /* MESIF forwarder domain, or -1 */
+} CvLine;
+
+/* The most directory words a core-valid machine has (SimMemSys.corevalid):
+ * the miss path builds a line's entry on the stack from its CvLine. */
+#define CV_MAX_WORDS 8
 
 typedef struct {
   guint          sets, ways, line_shift;
@@ -143,6 +162,13 @@ struct SimMemSys {
   /* The miss path's common shape (memsys.c, memsys_shape_3l): its instance
    * with the counts as constants serves this machine. */
   gboolean           shape_3l;
+  /* One shared level, inclusive, one instance per socket of at most 64
+   * cores, no exclusive private level (memsys-build.c, memsys_corevalid):
+   * that level's lines carry their socket's holders (CvLine, cvl[tag index])
+   * and only lines that several sockets hold are in the directory
+   * (memsys.c's essay). */
+  gboolean           corevalid;
+  CvLine            *cvl;          /* [tag index of lv[n_private]] when corevalid */
   guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
   guint64           *sock_dom;     /* [sockets][mask_words]: the domains of each socket */
   /* Per CPU, the core timing model's pipeline state (models/alloc/alloc.h:
