@@ -261,8 +261,11 @@ inst_of_slow (const SimMemSys *ms, guint l, guint core)
  * one instance per socket of at most 64 cores (one CvLine word), no
  * exclusive (victim) private level, and few enough directory words for the
  * miss path's entry on the stack.  Every other machine keeps every line's
- * holders in the directory.  SLABSIM_NO_COREVALID=1 turns it off (for
- * comparing the two ways of keeping the holders, which must agree). */
+ * holders in the directory.  The bits are opt-in, SLABSIM_COREVALID=1:
+ * both ways give the same results, and on the bundled hackbench trace the
+ * bits cost more host instructions than the directory probes they save
+ * (run -a slub@6.18 --jobs 1: 1,155.8 M with them, 1,115.2 M without;
+ * docs/perf/corevalid-12.md), so the default keeps the directory. */
 static gboolean
 memsys_corevalid (const SimMemSys *ms)
 {
@@ -276,8 +279,8 @@ memsys_corevalid (const SimMemSys *ms)
   for (guint l = 1; l < ms->n_private; l++)
     if (ms->lv[l].incl == SIM_INCL_EXCLUSIVE)
       return FALSE;
-  const char *off = g_getenv ("SLABSIM_NO_COREVALID");
-  return off == NULL || strcmp (off, "1") != 0;
+  const char *on = g_getenv ("SLABSIM_COREVALID");
+  return on != NULL && strcmp (on, "1") == 0;
 }
 
 SimMemSys *

@@ -90,6 +90,8 @@
  *    the directory's entry or on one built on the stack from the CvLine
  *    (cv_ent, cv_settle), so both give the same results
  *    (tests/cache/test-corevalid.c compares them access by access).
+ *    They are opt-in (SLABSIM_COREVALID=1): measured, they cost more host
+ *    instructions than the directory probes they save.
  *  - A full-mode access is: an L1 probe (the fast path ends there on a hit
  *    with permission); on a miss, probes outwards until a level hits, a
  *    directory lookup if no private level had it, then fills inwards, each
