@@ -93,8 +93,9 @@ struct _SimTraceReader {
 gboolean sim_trace_fast_line (SimTraceReader *r, const char *p, const char *e, SimTraceEvent *ev);
 typedef struct _SimTraceFast SimTraceFast;
 void     sim_trace_fast_free (SimTraceFast *f);
-/* Lines the fast path has read (tests). */
+/* Lines the fast path has read (tests), and of them through its line memo. */
 guint64  sim_trace_fast_accepted (SimTraceReader *r);
+guint64  sim_trace_fast_line_hits (SimTraceReader *r);
 
 /* Ensure at least @need unread bytes (fewer only at end of input); returns
  * the number available, or -1 with @error set. */

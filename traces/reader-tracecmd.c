@@ -410,8 +410,13 @@ static const int child_sigs[] = { SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGA
 
 /* Runs before main in every program that links the reader (slabsim, the
  * tests, the fuzzers): in the child started by start_child it never
- * returns.  glibc passes init_array functions argc, argv and envp. */
-__attribute__ ((constructor)) static void
+ * returns.  glibc passes init_array functions argc, argv and envp.  The
+ * pointer is placed in .init_array by hand (dat_child_init below), not with
+ * __attribute__ ((constructor)): with -flto GCC merges the constructors into
+ * one function that calls each without arguments, and then dropped this one
+ * (argc undefined), so an LTO build could not read a trace.dat
+ * (docs/perf/buildopt-12.md). */
+static void
 dat_child_entry (int argc, char **argv, char **envp)
 {
   (void) envp;
@@ -423,6 +428,9 @@ dat_child_entry (int argc, char **argv, char **envp)
   close_range (5, ~0u, 0);
   child_report (3, 4);
 }
+__attribute__ ((used, section (".init_array"))) static void (*const dat_child_init) (int, char **,
+                                                                                    char **)
+  = dat_child_entry;
 
 /* The fallback where /proc/self/exe cannot be run: a fork that goes
  * straight into the report. */

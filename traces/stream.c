@@ -216,6 +216,7 @@ struct _SimTraceStream {
   SimTraceStrings *strings;
   SimTraceEvent   *buf[SIM_TRACE_MAX_BUFFERS];
   guint            n_buf, cur;
+  guint64          n_chunks;     /* chunks handed out (their sizes: chunk_size) */
   gboolean         done;
   GError          *pending;      /* a trace error after the events handed out */
   /* the decoded-trace cache */
@@ -626,6 +627,24 @@ cache_finish (SimTraceStream *s)
     cache_trim (s->cache_dir, s->cache_max, s->cache_path);
 }
 
+/* How many events chunk @i of every stream holds (all but the last):
+ * SIM_TRACE_CHUNK, but the first seven are smaller (128, 256, ... 8 k).  A
+ * pipelined run's replays wait for the pre-pass to hand out their first
+ * chunk (sim/run/prepass.h), which it can do only when it has read the
+ * chunk after it and a grace period of trace time beyond it: small first
+ * chunks let them start sooner.  Every reading of a trace (the pre-pass's,
+ * a follower, a second reading) cuts it at the same events; what a chunk
+ * holds is only how the events are batched, never what they are. */
+#define FIRST_CHUNK 128
+
+static guint
+chunk_size (guint64 i)
+{
+  return i < 7 ? FIRST_CHUNK << i : SIM_TRACE_CHUNK;
+}
+
+G_STATIC_ASSERT ((FIRST_CHUNK << 7) == SIM_TRACE_CHUNK);
+
 gboolean
 sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GError **error)
 {
@@ -642,7 +661,8 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
     s->buf[s->cur] = g_new (SimTraceEvent, SIM_TRACE_CHUNK);
   SimTraceEvent *b = s->buf[s->cur];
   GError *local = NULL;
-  guint k = sim_trace_reader_next_n (s->reader, b, SIM_TRACE_CHUNK, &local);
+  guint want = chunk_size (s->n_chunks++);
+  guint k = sim_trace_reader_next_n (s->reader, b, want, &local);
   GError *serr = NULL;
   if (!sync_strings (s, &serr))
     {
@@ -666,7 +686,7 @@ sim_trace_stream_next (SimTraceStream *s, const SimTraceEvent **ev, guint *n, GE
         }
       s->pending = local;
     }
-  else if (k < SIM_TRACE_CHUNK)
+  else if (k < want)
     {
       s->done = TRUE;
       cache_finish (s);

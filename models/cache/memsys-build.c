@@ -89,6 +89,24 @@ plru_tab_init (Level *L)
       L->plru_tab[2 * way] = ~clr;
       L->plru_tab[2 * way + 1] = set;
     }
+  /* The victim of every tree, for the levels whose tree is small enough
+   * (memsys-internal.h, plru_victim_of): the walk down the tree, once. */
+  if (L->ways <= PLRU_VIC_MAX_WAYS)
+    {
+      guint n_trees = 1u << (L->ways - 1);
+      L->plru_vic = g_new0 (guint8, n_trees);
+      for (guint t = 0; t < n_trees; t++)
+        {
+          guint node = 0, way = 0;
+          for (guint span = L->ways; span > 1; span >>= 1)
+            {
+              guint right = (t >> node) & 1;
+              way |= right * (span >> 1);
+              node = 2 * node + 1 + right;
+            }
+          L->plru_vic[t] = (guint8) way;
+        }
+    }
 }
 static gboolean
 is_pow2 (guint64 v)
@@ -236,6 +254,34 @@ inst_of_slow (const SimMemSys *ms, guint l, guint core)
 }
 
 /* ---- Construction ------------------------------------------------------ */
+
+/* Does the full-mode machine of @ms keep core-valid bits in its shared
+ * level (SimMemSys.corevalid)?  The common shape of Nehalem and its
+ * successors: exactly one shared level, after the private ones, inclusive,
+ * one instance per socket of at most 64 cores (one CvLine word), no
+ * exclusive (victim) private level, and few enough directory words for the
+ * miss path's entry on the stack.  Every other machine keeps every line's
+ * holders in the directory.  The bits are opt-in, SLABSIM_COREVALID=1:
+ * both ways give the same results, and on the bundled hackbench trace the
+ * bits cost more host instructions than the directory probes they save
+ * (run -a slub@6.18 --jobs 1: 1,155.8 M with them, 1,115.2 M without;
+ * docs/perf/corevalid-12.md), so the default keeps the directory. */
+static gboolean
+memsys_corevalid (const SimMemSys *ms)
+{
+  if (ms->mode != SIM_MEMSYS_FULL || ms->n_private == 0 || ms->n_levels != ms->n_private + 1)
+    return FALSE;
+  const Level *L = &ms->lv[ms->n_private];
+  if (L->incl != SIM_INCL_INCLUSIVE || L->inst_per_socket != 1
+      || L->group != ms->m->cores_per_socket || ms->m->cores_per_socket > 64
+      || ms->mask_words > CV_MAX_WORDS)
+    return FALSE;
+  for (guint l = 1; l < ms->n_private; l++)
+    if (ms->lv[l].incl == SIM_INCL_EXCLUSIVE)
+      return FALSE;
+  const char *on = g_getenv ("SLABSIM_COREVALID");
+  return on != NULL && strcmp (on, "1") == 0;
+}
 
 SimMemSys *
 memsys_alloc (SimMemSysMode mode, guint n_cpus)
@@ -509,10 +555,33 @@ sim_memsys_new (const SimMachine *m, GError **error)
           ms->core_row[l][c] = set_base (&ms->lv[l], ms->inst_tab[l][c], 0);
         }
     }
-  ms->l1_row = g_new (gsize, m->n_cpus);
+  ms->l1 = g_aligned_alloc0 (m->n_cpus, sizeof (L1Row), 64);
   for (guint c = 0; c < m->n_cpus; c++)
-    ms->l1_row[c] = ms->core_row[0][ms->core_of[c]];
+    {
+      Level *L1 = &ms->lv[0];
+      gsize row = ms->core_row[0][ms->core_of[c]];
+      ms->l1[c] = (L1Row) { L1->tag + row, ST (L1, row),
+                            L1->plru ? L1->plru + row / L1->ways : NULL, &ms->stats[c], row,
+                            c, ms->core_of[c], { 0 } };
+    }
+  ms->line_mask = ms->line_bytes - 1;
+  ms->fast_end = ms->mode == SIM_MEMSYS_FULL && ms->lv[0].ways == 8 ? ms->line_bytes + 1 : 0;
   ms->shape_3l = ms->mode == SIM_MEMSYS_FULL && memsys_shape_3l (ms);
+  ms->corevalid = memsys_corevalid (ms);
+  if (ms->corevalid)
+    {
+      const Level *L = &ms->lv[ms->n_private];
+      gsize n = (gsize) L->n_inst * L->sets * L->ways;
+      ms->cvl = big_alloc0 (n * sizeof (CvLine));
+      if (ms->cvl == NULL)
+        {
+          g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_HOST_MEMORY,
+                       "machine %s: the host cannot give the %" G_GSIZE_FORMAT " bytes of "
+                       "the %s's core-valid bits", m->name ? m->name : "?",
+                       n * sizeof (CvLine), m->levels[ms->n_private].name);
+          return NULL;
+        }
+    }
   return g_steal_pointer (&ms);
 }
 
@@ -527,6 +596,7 @@ sim_memsys_free (SimMemSys *ms)
       big_free (ms->lv[l].st);
       g_free (ms->lv[l].plru);
       g_free (ms->lv[l].plru_tab);
+      g_free (ms->lv[l].plru_vic);
     }
   g_free (ms->core_of);
   g_free (ms->cpu_of_core);
@@ -539,8 +609,9 @@ sim_memsys_free (SimMemSys *ms)
       g_free (ms->core_state[c]);
   g_free (ms->core_state);
   g_free (ms->hint_row);
-  g_free (ms->l1_row);
+  g_aligned_free (ms->l1);
   big_free (ms->dir);
+  big_free (ms->cvl);
   for (guint l = 0; l < ms->n_levels; l++)
     {
       g_free (ms->inst_tab[l]);

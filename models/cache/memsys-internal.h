@@ -39,6 +39,25 @@
 #define ST_EXCL  0x2u   /* private caches only: the core has E/M permission */
 #define ST_INL2  0x4u   /* L1 only, on machines with SimMemSys.inl2: the core's
                            L2 holds the line too */
+#define ST_XS    0x8u   /* the core-valid level only (SimMemSys.corevalid): more
+                           than one socket's copy of the level holds the line, and
+                           its holders are in the directory, not in its CvLine */
+
+/* What an inclusive shared level with core-valid bits (SimMemSys.corevalid)
+ * keeps per way for a line that only its socket holds: the holders among
+ * its socket's cores, and the line's owner and MESIF forwarder as the
+ * directory would (DirEnt): such a line has no directory entry.  Ignored
+ * while the way is empty or its state has ST_XS. */
+typedef struct {
+  guint64 cv;                  /* bit c: core (socket's first core + c) holds the
+                                  line in a private level; exact */
+  gint32  owner;               /* domain holding E/M/O, or -1 */
+  gint32  fwd;                 /* MESIF forwarder domain, or -1 */
+} CvLine;
+
+/* The most directory words a core-valid machine has (SimMemSys.corevalid):
+ * the miss path builds a line's entry on the stack from its CvLine. */
+#define CV_MAX_WORDS 8
 
 typedef struct {
   guint          sets, ways, line_shift;
@@ -58,6 +77,8 @@ typedef struct {
   gboolean       ranked;       /* LRU in full mode: the ranks are kept */
   guint64       *plru;         /* [n_inst * sets], PLRU only */
   guint64       *plru_tab;     /* [ways][2]: a touch's and-mask, or-mask */
+  guint8        *plru_vic;     /* PLRU of at most PLRU_VIC_MAX_WAYS ways: [2^(ways-1)]
+                                  the victim way of each tree (plru_victim_of) */
   guint          way_shift;    /* PLRU only: log2 (ways), set index = base >> it */
   SimRng         rng;
 } Level;
@@ -72,6 +93,24 @@ typedef struct {
   const guint8  *st;
   gsize          row;
 } HintRow;
+
+/* A CPU's L1 as the L1 probe needs it (memsys.c, access_line_at): its
+ * core's L1 instance's first tag, state byte and PLRU word, its counters
+ * the tag index of the instance's first set (core_row[0]) and the CPU, so that a
+ * hit finds its set and counters from one row (one shift to index) instead
+ * of the level's arrays, the core's row and a multiply by the counters'
+ * size.  One host cache line per CPU. */
+typedef struct {
+  guint64        *tag;
+  guint8         *st;
+  guint64        *plru;         /* PLRU only, else NULL */
+  SimCpuMemStats *stats;
+  gsize           row;
+  guint           cpu;          /* this row's CPU and its core, for the miss path */
+  guint           core;
+  guint           pad_[4];
+} L1Row;
+G_STATIC_ASSERT (sizeof (L1Row) == 64);
 
 typedef struct {
   guint64 key;                 /* ~block (dir_key), 0 = empty slot: a zeroed
@@ -92,6 +131,12 @@ struct SimMemSys {
   guint              line_shift;
   guint              line_bytes;   /* 1 << line_shift: an access straddles lines when its
                                       offset in the line plus its size pass it */
+  guint64            line_mask;    /* line_bytes - 1 */
+  /* line_bytes + 1 in full mode with an 8-way L1, else 0: an access takes
+   * the one-line 8-way fast path when its offset in the line plus its size
+   * stay below it, one compare for "full mode, 8 ways and not straddling"
+   * (memsys.c, sim_memsys_access_class). */
+  guint64            fast_end;
   Level              lv[SIM_MACHINE_MAX_LEVELS];
   guint             *core_of;      /* [n_cpus] machine-wide core */
   guint             *cpu_of_core;  /* [n_cores] first CPU of each core */
@@ -105,8 +150,7 @@ struct SimMemSys {
    * a set's base on the core's path is one load, an and and a multiply
    * (core_set_base) instead of an instance lookup and two multiplies. */
   gsize             *core_row[SIM_MACHINE_MAX_LEVELS];
-  gsize             *l1_row;       /* [n_cpus], full mode: core_row[0] of the CPU's core,
-                                      so that the L1 probe finds its set with two loads */
+  L1Row             *l1;           /* [n_cpus], full mode: each CPU's L1 (L1Row) */
   guint64            dir_cap_mask;
   guint64            dir_count;    /* live entries, < capacity by construction */
   guint              dir_bits, mask_words;
@@ -118,6 +162,13 @@ struct SimMemSys {
   /* The miss path's common shape (memsys.c, memsys_shape_3l): its instance
    * with the counts as constants serves this machine. */
   gboolean           shape_3l;
+  /* One shared level, inclusive, one instance per socket of at most 64
+   * cores, no exclusive private level (memsys-build.c, memsys_corevalid):
+   * that level's lines carry their socket's holders (CvLine, cvl[tag index])
+   * and only lines that several sockets hold are in the directory
+   * (memsys.c's essay). */
+  gboolean           corevalid;
+  CvLine            *cvl;          /* [tag index of lv[n_private]] when corevalid */
   guint64           *path;         /* [n_cores][mask_words]: the core's shared domains */
   guint64           *sock_dom;     /* [sockets][mask_words]: the domains of each socket */
   /* Per CPU, the core timing model's pipeline state (models/alloc/alloc.h:
@@ -365,10 +416,25 @@ plru_empty_way (const Level *L, gsize set_index, guint ways)
   return valid == full ? -1 : __builtin_ctzll (~valid);
 }
 
+/* Up to 8 ways (every bundled PLRU L1) a tree has at most 7 bits, and its
+ * victim is one load from a 128-byte table instead of a walk down the
+ * tree (a dependent shift, and, or and add per level). */
+#define PLRU_VIC_MAX_WAYS 8
+
+/* The victim of a tree of @ways ways (at most PLRU_VIC_MAX_WAYS) in
+ * @bits, the set's PLRU word. */
+static ALWAYS_INLINE guint
+plru_victim_of (const Level *L, guint64 bits, guint ways)
+{
+  return L->plru_vic[bits & ((G_GUINT64_CONSTANT (1) << (ways - 1)) - 1)];
+}
+
 static inline guint
 plru_victim (const Level *L, gsize set_index)
 {
   guint64 bits = L->plru[set_index];
+  if (L->ways <= PLRU_VIC_MAX_WAYS)
+    return plru_victim_of (L, bits, L->ways);
   guint node = 0, way = 0;
   for (guint span = L->ways; span > 1; span >>= 1)
     {

@@ -76,13 +76,29 @@
  *    cache, so it never grows and never fills.  Its hash scatters chunks of
  *    8 neighbouring lines and keeps each chunk's lines in consecutive slots,
  *    so a working set's entries share host cache lines.
+ *  - Core-valid bits (Nehalem's own scheme): on a machine with one
+ *    inclusive shared level per socket of at most 64 cores and no victim
+ *    private level (SimMemSys.corevalid), a line that only one socket
+ *    holds has no directory entry: the socket's copy of the shared level
+ *    keeps, beside its tag, which of the socket's cores hold it, its owner
+ *    and its forwarder (CvLine).  Only lines that several sockets hold
+ *    are in the directory, and their shared copies carry ST_XS.  A miss
+ *    that hits the socket's shared level, a private copy's departure and
+ *    a shared-level eviction then read the line they probe anyway instead
+ *    of a directory slot; a shared-level miss probes the other sockets'
+ *    copies.  The coherence rules are the same code either way: it runs on
+ *    the directory's entry or on one built on the stack from the CvLine
+ *    (cv_ent, cv_settle), so both give the same results
+ *    (tests/cache/test-corevalid.c compares them access by access).
+ *    They are opt-in (SLABSIM_COREVALID=1): measured, they cost more host
+ *    instructions than the directory probes they save.
  *  - A full-mode access is: an L1 probe (the fast path ends there on a hit
  *    with permission); on a miss, probes outwards until a level hits, a
  *    directory lookup if no private level had it, then fills inwards, each
  *    fill evicting a victim whose departure may touch the next level (dirty
  *    write-back), the directory (the core no longer holds it) or the levels
  *    above (inclusive back-invalidation).  A private miss thus does 4-10 set
- *    probes and 1-3 directory probes (an L1 line's ST_INL2 bit spares the
+ *    probes and 0-3 directory probes (an L1 line's ST_INL2 bit spares the
  *    L2 probe for a clean L1 victim the core's L2 still holds, on machines
  *    with two private levels and no victim L2); the set primitives are
  *    specialised for 8 and 16 ways (SSE2 tag compare, fixed-size LRU moves)
@@ -212,11 +228,14 @@ touch_k (Level *L, gsize base, guint way, guint n)
     plru_touch (L, base / n, way);
 }
 
-/* plru_victim with the tree's depth a constant: the walk unrolls. */
+/* plru_victim with the tree's depth a constant: a table's load (up to
+ * PLRU_VIC_MAX_WAYS ways) or a walk that unrolls. */
 static ALWAYS_INLINE guint
 plru_victim_n (const Level *L, gsize set_index, guint n)
 {
   guint64 bits = L->plru[set_index];
+  if (n <= PLRU_VIC_MAX_WAYS)
+    return plru_victim_of (L, bits, n);
   guint node = 0, way = 0;
   for (guint span = n; span > 1; span >>= 1)
     {
@@ -457,6 +476,194 @@ dir_drop (SimMemSys *ms, guint64 block, guint dom, guint sh)
     dir_delete (ms, e, sh);
 }
 
+/* ---- Core-valid bits (SimMemSys.corevalid) ------------------------------- */
+
+/* On a core-valid machine (one inclusive shared level per socket) a line
+ * that only one socket holds keeps its holders in that socket's copy of
+ * the shared level (CvLine: the socket's cores as bits, the owner and the
+ * forwarder) and has no directory entry; a line that several sockets hold
+ * has ST_XS in each socket's copy and its entry in the directory, as on
+ * any machine.  The miss path works on a DirEnt either way: the
+ * directory's, or one built on the stack from the CvLine (cv_ent) and
+ * written back (cv_store); cv_settle picks the form the line has after the
+ * access.  So a miss or a departure whose holders are all in one socket
+ * reads and writes the shared level's line it probes anyway, not the
+ * directory's cold slot. */
+
+/* A DirEnt on the stack. */
+typedef struct {
+  guint64 w[2 + CV_MAX_WORDS];
+} CvEnt;
+
+/* The core-valid level: the one shared level. */
+static ALWAYS_INLINE guint
+cv_lvl (const SimMemSys *ms, guint sh)
+{
+  return sh_private (ms, sh);
+}
+
+/* Put a socket's core bits @cv (bit c: core @first + c) into holders @b. */
+static ALWAYS_INLINE void
+cv_bits_put (guint64 *b, guint first, guint64 cv)
+{
+  guint wi = first / 64, s = first % 64;
+  b[wi] |= cv << s;
+  if (s && (cv >> (64 - s)))
+    b[wi + 1] |= cv >> (64 - s);
+}
+
+/* The bits of cores @first .. @first + @cps - 1 in holders @b (@words). */
+static ALWAYS_INLINE guint64
+cv_bits_get (const guint64 *b, guint first, guint cps, guint words)
+{
+  guint wi = first / 64, s = first % 64;
+  guint64 v = b[wi] >> s;
+  if (s && wi + 1 < words)
+    v |= b[wi + 1] << (64 - s);
+  return cps >= 64 ? v : v & ((G_GUINT64_CONSTANT (1) << cps) - 1);
+}
+
+/* The entry of @block held by @socket alone as its CvLine @c says (@c NULL:
+ * held by nobody), built in @buf. */
+static ALWAYS_INLINE DirEnt *
+cv_ent (const SimMemSys *ms, CvEnt *buf, guint64 block, guint socket, const CvLine *c,
+        guint sh)
+{
+  DirEnt *e = (DirEnt *) buf->w;
+  e->key = dir_key (block);
+  for (guint i = 0; i < sh_words (ms, sh); i++)
+    e->mask[i] = 0;
+  if (c == NULL)
+    {
+      e->owner = -1;
+      e->fwd = -1;
+      return e;
+    }
+  e->owner = c->owner;
+  e->fwd = c->fwd;
+  cv_bits_put (e->mask, socket * ms->m->cores_per_socket, c->cv);
+  bit_set (e->mask, ms->lv[cv_lvl (ms, sh)].dom_base + socket);
+  return e;
+}
+
+/* Write entry @e of a line that only @socket holds into its CvLine. */
+static ALWAYS_INLINE void
+cv_store (const SimMemSys *ms, CvLine *c, const DirEnt *e, guint socket, guint sh)
+{
+  guint cps = ms->m->cores_per_socket;
+  c->cv = cv_bits_get (e->mask, socket * cps, cps, sh_words (ms, sh));
+  c->owner = e->owner;
+  c->fwd = e->fwd;
+}
+
+/* Is @e in the directory (not built on the stack)? */
+static ALWAYS_INLINE gboolean
+cv_in_dir (const SimMemSys *ms, const DirEnt *e)
+{
+  const guint64 *p = (const guint64 *) e;
+  return p >= ms->dir && p < ms->dir + (ms->dir_cap_mask + 1) * ms->dir_stride;
+}
+
+/* Does holders @b name another socket's copy of the shared level than
+ * @socket's?  Returns how many sockets' copies it names in all, and in
+ * *@one the last of them. */
+static ALWAYS_INLINE guint
+cv_sockets (const SimMemSys *ms, const guint64 *b, guint *one, guint sh)
+{
+  guint base = ms->lv[cv_lvl (ms, sh)].dom_base, n = 0;
+  for (guint t = 0; t < ms->m->sockets; t++)
+    if (bit_test (b, base + t))
+      {
+        n++;
+        *one = t;
+      }
+  return n;
+}
+
+static ALWAYS_INLINE gboolean
+cv_others (const SimMemSys *ms, const guint64 *b, guint socket, guint sh)
+{
+  guint base = ms->lv[cv_lvl (ms, sh)].dom_base;
+  for (guint t = 0; t < ms->m->sockets; t++)
+    if (t != socket && bit_test (b, base + t))
+      return TRUE;
+  return FALSE;
+}
+
+/* A miss in @socket's copy of the shared level: who holds @block?  The
+ * other sockets' copies say: one with ST_XS has the line's directory entry
+ * (returned); one without holds it alone (its entry built in @buf, and
+ * *@other its tag index); none: nobody (an empty entry in @buf). */
+static ALWAYS_INLINE DirEnt *
+cv_lookup_miss (SimMemSys *ms, guint socket, guint64 block, CvEnt *buf, gssize *other,
+                guint sh)
+{
+  guint lc = cv_lvl (ms, sh);
+  Level *L = &ms->lv[lc];
+  guint n = sh_ways (sh, lc);
+  for (guint t = 0; t < ms->m->sockets; t++)
+    {
+      if (t == socket)
+        continue;
+      gsize base = set_base_k (L, t, block, n);
+      int w = find_way_k (L, base, block, n);
+      if (w < 0)
+        continue;
+      if (ST (L, base)[w] & ST_XS)
+        return dir_find_k (ms, block, sh);
+      *other = (gssize) (base + (guint) w);
+      return cv_ent (ms, buf, block, t, &ms->cvl[base + (guint) w], sh);
+    }
+  return cv_ent (ms, buf, block, socket, NULL, sh);
+}
+
+/* After the coherence actions of an access of a core of @socket to
+ * @block, whose entry is @e: give the line the form it now needs.  @own:
+ * the socket's copy of the shared level holds the line in set @base, way
+ * @way; if not, that copy is filled next (fill_level stores the returned
+ * entry there).  @other is cv_lookup_miss's.  Returns the entry the fill
+ * uses, NULL if there is none. */
+static ALWAYS_INLINE DirEnt *
+cv_settle (SimMemSys *ms, guint socket, guint64 block, DirEnt *e, gboolean own, gsize base,
+           guint way, gssize other, CvEnt *buf, guint sh)
+{
+  Level *L = &ms->lv[cv_lvl (ms, sh)];
+  gboolean in_dir = cv_in_dir (ms, e);
+  gboolean shared = cv_others (ms, e->mask, socket, sh);
+  if (own)
+    {
+      if (in_dir && shared)
+        return NULL;
+      cv_store (ms, &ms->cvl[base + way], e, socket, sh);
+      if (in_dir)
+        {
+          /* The other sockets' copies are gone: the line is ours alone. */
+          ST (L, base)[way] &= (guint8) ~ST_XS;
+          dir_delete (ms, e, sh);
+        }
+      return NULL;
+    }
+  if (in_dir && !shared)
+    {
+      /* A write took the line from the other sockets: it becomes ours. */
+      memcpy (buf->w, e, sh_stride (ms, sh) * sizeof (guint64));
+      dir_delete (ms, e, sh);
+      return (DirEnt *) buf->w;
+    }
+  if (!in_dir && shared && other >= 0)
+    {
+      /* A read of another socket's line: now in two sockets. */
+      DirEnt *d = dir_get_k (ms, block, sh);
+      memcpy (d->mask, e->mask, sh_words (ms, sh) * sizeof (guint64));
+      d->owner = e->owner;
+      d->fwd = e->fwd;
+      gsize o = (gsize) other;
+      ST (L, o - o % L->ways)[o % L->ways] |= ST_XS;
+      return d;
+    }
+  return e;
+}
+
 
 /* ---- Full mode: moving lines ------------------------------------------- */
 
@@ -625,6 +832,25 @@ core_lost_line (SimMemSys *ms, guint core, guint64 block, guint gone, guint sh)
           return;
         }
     }
+  if (ms->corevalid)
+    {
+      /* The socket's copy of the shared level holds the line (inclusion);
+       * if only this socket does, its CvLine has the holders. */
+      guint lc = cv_lvl (ms, sh);
+      Level *L = &ms->lv[lc];
+      gsize base = core_set_base_k (ms, lc, core, block, sh_ways (sh, lc));
+      int w = find_way_k (L, base, block, sh_ways (sh, lc));
+      if (G_LIKELY (w >= 0) && !(ST (L, base)[w] & ST_XS))
+        {
+          CvLine *c = &ms->cvl[base + (guint) w];
+          c->cv &= ~(G_GUINT64_CONSTANT (1) << (core % ms->m->cores_per_socket));
+          if (c->fwd == (gint32) core)
+            c->fwd = -1;
+          if (c->owner == (gint32) core)
+            c->owner = (gint32) (L->dom_base + inst_of (ms, lc, core));
+          return;
+        }
+    }
   DirEnt *e = dir_find_k (ms, block, sh);
   if (e == NULL)
     return;
@@ -764,6 +990,74 @@ evict_k (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, guint c
   dir_drop (ms, block, dom, sh);
 }
 
+/* Instance @inst (socket) of the core-valid level evicted @block (state
+ * @bits, CvLine @vc): the socket's holders are back-invalidated, as
+ * back_invalidate does for a directory entry (ascending cores, one count
+ * each), and a line other sockets still hold leaves the directory entry
+ * to them, or to the one socket left as its CvLine.  The level is the
+ * last: a dirty line goes to DRAM. */
+static ALWAYS_INLINE void
+evict_cv_k (SimMemSys *ms, guint inst, guint64 block, guint8 bits, const CvLine *vc, guint cpu,
+            guint sh)
+{
+  guint lc = cv_lvl (ms, sh);
+  Level *L = &ms->lv[lc];
+  gboolean dirty = (bits & ST_DIRTY) != 0;
+  if (!(bits & ST_XS))
+    {
+      guint first = inst * ms->m->cores_per_socket;
+      for (guint64 v = vc->cv; v; v &= v - 1)
+        {
+          guint c = first + (guint) __builtin_ctzll (v);
+          dirty |= core_purge (ms, c, block, sh);
+          ms->stats[ms->cpu_of_core[c]].back_invalidations++;
+        }
+      if (dirty)
+        ms->stats[cpu].level[lc].writebacks++;
+      return;
+    }
+  dirty |= back_invalidate (ms, lc, inst, block, sh);
+  if (dirty)
+    ms->stats[cpu].level[lc].writebacks++;
+  DirEnt *e = dir_find_k (ms, block, sh);
+  if (e == NULL)
+    return;
+  guint dom = L->dom_base + inst;
+  bit_clear (e->mask, dom);
+  if (e->owner == (gint32) dom)
+    e->owner = -1;
+  if (e->fwd == (gint32) dom)
+    e->fwd = -1;
+  guint t = 0;
+  guint left = cv_sockets (ms, e->mask, &t, sh);
+  if (left == 1)
+    {
+      /* One socket holds it now: its copy takes the holders. */
+      gsize base = set_base_k (L, t, block, sh_ways (sh, lc));
+      int w = find_way_k (L, base, block, sh_ways (sh, lc));
+      if (G_LIKELY (w >= 0))
+        {
+          cv_store (ms, &ms->cvl[base + (guint) w], e, t, sh);
+          ST (L, base)[w] &= (guint8) ~ST_XS;
+          dir_delete (ms, e, sh);
+        }
+    }
+  else if (left == 0 && bits_empty (ms, e->mask, sh))
+    dir_delete (ms, e, sh);
+}
+
+static G_GNUC_NO_INLINE void
+evict_cv_any (SimMemSys *ms, guint inst, guint64 block, guint8 bits, const CvLine *vc, guint cpu)
+{
+  evict_cv_k (ms, inst, block, bits, vc, cpu, SH_ANY);
+}
+
+static G_GNUC_NO_INLINE void
+evict_cv_3l (SimMemSys *ms, guint inst, guint64 block, guint8 bits, const CvLine *vc, guint cpu)
+{
+  evict_cv_k (ms, inst, block, bits, vc, cpu, SH_3L);
+}
+
 /* The evictions: one out of line for any machine, and for SH_3L one per
  * level, where the level is a constant too: an L1 victim is rarely evicted
  * at all (ST_INL2) and an L3 victim back-invalidates, both out of line;
@@ -819,7 +1113,7 @@ victim_fill (SimMemSys *ms, guint l, guint inst, guint64 block, guint8 bits, gui
 
 /* Put @block into instance @inst of level @l (not present there), evicting
  * as needed.  The caller has already recorded the holder in the directory. */
-static ALWAYS_INLINE void
+static ALWAYS_INLINE guint
 insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, guint8 bits,
                 guint cpu, guint sh)
 {
@@ -837,7 +1131,7 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
   else if (L->repl == SIM_REPL_LRU)
     touch_k (L, base, w, n);
   if (vb == NO_LINE)
-    return;
+    return w;
   /* Most L1 victims are still in the core's L2 (ST_INL2): a clean one
    * changes nothing, and a dirty one only marks the L2 copy dirty, as
    * evict's push_dirty_out would (SimMemSys.inl2 rules out a victim L2);
@@ -845,7 +1139,7 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
   if (l == 0 && (vbits & ST_INL2))
     {
       if (!(vbits & ST_DIRTY))
-        return;
+        return w;
       Level *N = &ms->lv[1];
       gsize nbase = core_set_base_k (ms, 1, inst, vb, sh_ways (sh, 1));
       int nw = find_way_k (N, nbase, vb, sh_ways (sh, 1));
@@ -853,10 +1147,22 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
         {
           ms->stats[cpu].level[0].writebacks++;
           ST (N, nbase)[nw] |= ST_DIRTY;
-          return;
+          return w;
         }
     }
+  if (ms->corevalid && l == cv_lvl (ms, sh))
+    {
+      /* The victim's holders are in its CvLine, which the new line's
+       * replaces once the fill returns. */
+      CvLine vc = ms->cvl[base + w];
+      if (sh == SH_3L)
+        evict_cv_3l (ms, inst, vb, vbits, &vc, cpu);
+      else
+        evict_cv_any (ms, inst, vb, vbits, &vc, cpu);
+      return w;
+    }
   evict_sh (ms, l, inst, vb, vbits, cpu, sh);
+  return w;
 }
 
 static void
@@ -984,7 +1290,7 @@ probe_level (SimMemSys *ms, guint l, guint core, guint64 block, SimAccKind kind,
   /* Only a miss in every private level needs the directory (most
    * private misses hit the next private level): fetch its slot
    * when the first shared level is probed, overlapping the two. */
-  if (l == sh_private (ms, sh))
+  if (l == sh_private (ms, sh) && !ms->corevalid)
     __builtin_prefetch (dir_at_k (ms, dir_hash (ms, block), sh));
   st->level[l].accesses[kind]++;
   int w = find_way_k (L, base, block, sh_ways (sh, l));
@@ -1000,11 +1306,16 @@ probe_level (SimMemSys *ms, guint l, guint core, guint64 block, SimAccKind kind,
   st->class_misses[cls][l]++;
   /* The fill will evict this set's LRU line; its directory entry
    * and next set are cold, so fetch them while we go on. */
-  guint64 v = L->repl == SIM_REPL_LRU ? L->tag[base + lru_victim_k (L, base, sh_ways (sh, l))]
-                                      : NO_LINE;
+  guint vw = L->repl == SIM_REPL_LRU ? lru_victim_k (L, base, sh_ways (sh, l)) : 0;
+  guint64 v = L->repl == SIM_REPL_LRU ? L->tag[base + vw] : NO_LINE;
   if (v != NO_LINE && l + 1 >= sh_private (ms, sh))
     {
-      __builtin_prefetch (dir_at_k (ms, dir_hash (ms, v), sh));
+      /* On a core-valid machine the L2 victim's departure reads the next
+       * set, and the shared level's victim its CvLine. */
+      if (!ms->corevalid)
+        __builtin_prefetch (dir_at_k (ms, dir_hash (ms, v), sh));
+      else if (l == cv_lvl (ms, sh))
+        __builtin_prefetch (ms->cvl + base + vw);
       if (l + 1 < sh_levels (ms, sh) && l + 1 < SIM_MACHINE_MAX_LEVELS)
         {
           const Level *N = &ms->lv[l + 1];
@@ -1028,6 +1339,22 @@ fill_level (SimMemSys *ms, guint l, guint core, guint cpu, guint64 block, gsize 
   guint8 bits = 0;
   if (sh_is_private (ms, sh, l))
     bits = (guint8) ((excl ? ST_EXCL : 0) | (l == 0 ? l1_bits : 0));
+  else if (ms->corevalid)
+    {
+      /* The core-valid level: cv_settle's entry, in the directory (the
+       * line is in other sockets too) or the new line's CvLine. */
+      DirEnt *e = *fill_e;
+      bit_set (e->mask, L->dom_base + inst);
+      if (cv_in_dir (ms, e))
+        insert_line_at (ms, l, inst, base, block, ST_XS, cpu, sh);
+      else
+        {
+          guint w = insert_line_at (ms, l, inst, base, block, 0, cpu, sh);
+          cv_store (ms, &ms->cvl[base + w], e, inst, sh);
+        }
+      *fill_e = NULL;
+      return;
+    }
   else
     {
       DirEnt *e = *fill_e ? *fill_e : dir_get_k (ms, block, sh);
@@ -1038,11 +1365,10 @@ fill_level (SimMemSys *ms, guint l, guint core, guint cpu, guint64 block, gsize 
 }
 
 static ALWAYS_INLINE guint
-access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
+access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 block,
              SimAccKind kind, SimMemClass cls, int l1_way, gsize l1_base, guint sh)
 {
   const SimMachine *m = ms->m;
-  SimCpuMemStats *st = &ms->stats[cpu];
   gboolean write = kind != SIM_ACC_READ;
   int hit = -1;                 /* level of our own path holding the line */
   guint8 hit_bits = 0;
@@ -1097,6 +1423,8 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
    * (nothing inserted or deleted since): the first shared fill uses it
    * instead of looking it up again. */
   DirEnt *fill_e = NULL;
+  /* A core-valid machine's entry of a line one socket holds (cv_ent). */
+  CvEnt cvbuf;
 
   if (private_hit && (!write || (hit_bits & ST_EXCL)))
     {
@@ -1107,10 +1435,30 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
   else if (private_hit)
     {
       /* Upgrade from S/O/F: invalidations, no data. */
-      DirEnt *e = dir_get_k (ms, block, sh);
+      DirEnt *e;
+      gsize cb = 0;
+      int cw = -1;
+      if (ms->corevalid)
+        {
+          /* The line's holders: the socket's copy of the shared level has
+           * it (inclusion), with them or with ST_XS. */
+          guint lc = cv_lvl (ms, sh);
+          const Level *C = &ms->lv[lc];
+          cb = core_set_base_k (ms, lc, core, block, sh_ways (sh, lc));
+          cw = find_way_k (C, cb, block, sh_ways (sh, lc));
+          if (G_UNLIKELY (cw < 0))
+            g_error ("memsys: a private copy is missing from its inclusive level");
+          e = ST (C, cb)[cw] & ST_XS
+                ? dir_find_k (ms, block, sh)
+                : cv_ent (ms, &cvbuf, block, ms->dom_socket[core], &ms->cvl[cb + (guint) cw], sh);
+        }
+      else
+        e = dir_get_k (ms, block, sh);
       gboolean remote = invalidate_others (ms, e, core, st, sh);
       bit_set (dir_bits_of (ms, e), core);
       e->owner = (gint32) core;
+      if (ms->corevalid)
+        cv_settle (ms, ms->dom_socket[core], block, e, TRUE, cb, (guint) cw, -1, &cvbuf, sh);
       if (remote)
         lat = m->lat_remote_clean;
       else if (sh_private (ms, sh) < sh_levels (ms, sh))
@@ -1124,10 +1472,21 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
     }
   else
     {
-      /* Not in our private caches: ask the directory who has it. */
-      DirEnt *e = dir_get_k (ms, block, sh);
-      guint64 *b = dir_bits_of (ms, e);
+      /* Not in our private caches: ask the directory who has it, or on a
+       * core-valid machine the socket's copy of the shared level (a hit),
+       * else the other sockets' copies. */
       guint my_socket = ms->dom_socket[core];
+      DirEnt *e;
+      gssize cv_other = -1;
+      if (!ms->corevalid)
+        e = dir_get_k (ms, block, sh);
+      else if (hit >= 0)
+        e = hit_bits & ST_XS
+              ? dir_find_k (ms, block, sh)
+              : cv_ent (ms, &cvbuf, block, my_socket, &ms->cvl[hit_base + hit_way], sh);
+      else
+        e = cv_lookup_miss (ms, my_socket, block, &cvbuf, &cv_other, sh);
+      guint64 *b = dir_bits_of (ms, e);
       gint32 owner = e->owner;
       gboolean owner_dirty = FALSE, owner_excl = FALSE, supplies = FALSE;
       /* A core owner's copies, found once for its downgrade below. */
@@ -1268,7 +1627,9 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
         }
       else if (m->coherence == SIM_COH_MESIF)
         e->fwd = (gint32) core;
-      fill_e = e;
+      fill_e = ms->corevalid ? cv_settle (ms, my_socket, block, e, hit >= 0, hit_base, hit_way,
+                                          cv_other, &cvbuf, sh)
+                             : e;
     }
 
   /* Fill: the levels between the core and the one that served it. */
@@ -1333,34 +1694,28 @@ access_slow (SimMemSys *ms, guint cpu, guint core, guint64 block,
 #define MISS_CLASS(p)  ((SimMemClass) (((p) >> 2) & 0xfu))
 #define MISS_WAY(p)    ((int) (((p) >> 6) & 0x1ffu) - 1)
 #define MISS_COUNT     0x8000u
+#define MISS_WAY_PACK(way) ((guint) ((way) + 1) << 6)
 #define MISS_PACK(kind, cls, way, count) \
-  ((guint) (kind) | (guint) (cls) << 2 | (guint) ((way) + 1) << 6 | (count))
+  ((guint) (kind) | (guint) (cls) << 2 | MISS_WAY_PACK (way) | (count))
 G_STATIC_ASSERT (SIM_ACC_N <= 4 && SIM_MEM_N_CLASSES <= 16 && SIM_MEMSYS_MAX_WAYS < 0x1ff);
 
 static G_GNUC_NO_INLINE guint32
-access_miss (SimMemSys *ms, guint cpu, guint64 block, guint packed, gsize l1_base)
+access_miss (SimMemSys *ms, const L1Row *r, guint64 block, guint packed)
 {
-  guint core = ms->core_of[cpu];
+  guint cpu = r->cpu, core = r->core;
+  gsize set = (gsize) (block & ms->lv[0].set_mask);
   guint32 lat;
   /* Two instances of the miss path: the common shape's with its counts as
    * constants, and any machine's. */
   if (G_LIKELY (ms->shape_3l))
-    lat = access_slow (ms, cpu, core, block, MISS_KIND (packed), MISS_CLASS (packed),
-                       MISS_WAY (packed), l1_base, SH_3L);
+    lat = access_slow (ms, cpu, core, r->stats, block, MISS_KIND (packed), MISS_CLASS (packed),
+                       MISS_WAY (packed), r->row + set * sh_ways (SH_3L, 0), SH_3L);
   else
-    lat = access_slow (ms, cpu, core, block, MISS_KIND (packed), MISS_CLASS (packed),
-                       MISS_WAY (packed), l1_base, SH_ANY);
+    lat = access_slow (ms, cpu, core, r->stats, block, MISS_KIND (packed), MISS_CLASS (packed),
+                       MISS_WAY (packed), r->row + set * ms->lv[0].ways, SH_ANY);
   if (packed & MISS_COUNT)
-    ms->stats[cpu].cycles += lat;
+    r->stats->cycles += lat;
   return lat;
-}
-
-/* The L1 probe and touch with the L1's ways @n as a constant, or 0 for a
- * dispatch on L->ways (WAYS_DISPATCH). */
-static ALWAYS_INLINE int
-l1_find (const Level *L, gsize base, guint64 block, guint n)
-{
-  return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
 }
 
 /* rank_touch_n for an 8-way L1 hit, the ranks written back as one 8-byte
@@ -1385,63 +1740,69 @@ l1_rank_touch8 (guint8 *r, guint w)
 #endif
 }
 
+/* Make L1 way @way of the set at @off (tag index within the CPU's row @r)
+ * the most recent; @n the L1's ways as a constant, or 0. */
 static ALWAYS_INLINE void
-l1_touch (Level *L, gsize base, guint way, guint n)
+l1_touch (Level *L, const L1Row *r, gsize off, guint way, guint n)
 {
+  /* PLRU first: most bundled machines' L1s are PLRU. */
   if (!n)
-    touch (L, base, way);
-  else if (L->repl == SIM_REPL_LRU && n == 8)
-    l1_rank_touch8 (RANK (L, base), way);
-  else if (L->repl == SIM_REPL_LRU)
-    rank_touch_n (RANK (L, base), way, n);
+    touch (L, r->row + off, way);
   else if (L->repl == SIM_REPL_PLRU)
-    plru_touch (L, base >> L->way_shift, way);
+    {
+      const guint64 *t = L->plru_tab + 2 * way;
+      guint64 *p = r->plru + off / n;
+      *p = (*p & t[0]) | t[1];
+    }
+  else if (L->repl == SIM_REPL_LRU && n == 8)
+    l1_rank_touch8 (r->st + 2 * off + n, way);
+  else if (L->repl == SIM_REPL_LRU)
+    rank_touch_n (r->st + 2 * off + n, way, n);
 }
 
-/* One line; @count is MISS_COUNT to add the latency to the CPU's cycles,
- * @n the L1's ways as a constant (or 0). */
+/* One line of the CPU whose L1 row is @r; @p is MISS_PACK of the access's
+ * kind, class, no way yet and whether its latency goes to the CPU's cycles
+ * (MISS_COUNT): what the miss path needs in one register, which leaves the
+ * hit path fewer values to keep (it saves three registers, not five).  @n
+ * is the L1's ways as a constant (or 0).  The set, its states and the
+ * counters come from the row; only a miss needs the set's index in the
+ * level, and access_miss computes it. */
 static ALWAYS_INLINE guint32
-access_line_at (SimMemSys *ms, guint cpu, guint64 block, gsize base, SimAccKind kind,
-                SimMemClass cls, guint count, guint n)
+access_line_at (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n)
 {
   Level *L = &ms->lv[0];
-  ms->stats[cpu].level[0].accesses[kind]++;
-  int w = l1_find (L, base, block, n);
+  SimAccKind kind = MISS_KIND (p);
+  gsize off = (gsize) (block & L->set_mask) * (n ? n : L->ways);
+  SimCpuMemStats *st = r->stats;
+  st->level[0].accesses[kind]++;
+  int w = n ? find_way_n (r->tag + off, block, n) : find_way (L, r->row + off, block);
   if (G_LIKELY (w >= 0))
     {
-      guint8 s = ST (L, base)[w];
+      guint8 *sp = r->st + 2 * off;
+      guint8 s = sp[w];
       if (kind == SIM_ACC_READ || (s & ST_EXCL))
         {
           /* The fast path: a hit with permission; E -> M is silent. */
           if (kind != SIM_ACC_READ)
-            ST (L, base)[w] = s | ST_DIRTY;
+            sp[w] = s | ST_DIRTY;
           /* A hit on LRU's most recent way changes no rank (the touch
            * returns at once); PLRU must still point its tree away from
            * the way just used. */
-          l1_touch (L, base, (guint) w, n);
-          if (count)
-            ms->stats[cpu].cycles += L->latency;
+          l1_touch (L, r, off, (guint) w, n);
+          if (p & MISS_COUNT)
+            st->cycles += L->latency;
           return L->latency;
         }
     }
-  return access_miss (ms, cpu, block, MISS_PACK (kind, cls, w, count), base);
+  return access_miss (ms, r, block, p + MISS_WAY_PACK (w));
 }
 
-/* access_line_at with the L1 set found from the CPU's core. */
+/* access_line_at with the CPU's row. */
 static ALWAYS_INLINE guint32
 access_line (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls,
              guint count, guint n)
 {
-  gsize base = ms->l1_row[cpu] + (gsize) (block & ms->lv[0].set_mask) * (n ? n : ms->lv[0].ways);
-  return access_line_at (ms, cpu, block, base, kind, cls, count, n);
-}
-
-/* A one-line access through an L1 of other than 8 ways: out of line, so
- * that the 8-way fast path's few registers are all it saves. */
-static G_GNUC_NO_INLINE guint32
-access_line_any (SimMemSys *ms, guint cpu, guint64 block, SimAccKind kind, SimMemClass cls)
-{
-  return access_line (ms, cpu, block, kind, cls, MISS_COUNT, 0);
+  return access_line_at (ms, &ms->l1[cpu], block, MISS_PACK (kind, cls, -1, count), n);
 }
 
 /* The line of an access's last byte (a size of 0 counts as 1). */
@@ -1458,7 +1819,7 @@ last_block (const SimMemSys *ms, guint64 addr, guint32 size)
 static ALWAYS_INLINE gboolean
 straddles (const SimMemSys *ms, guint64 addr, guint32 size)
 {
-  return (addr & (ms->line_bytes - 1)) + size > ms->line_bytes;
+  return (addr & ms->line_mask) + size > ms->line_bytes;
 }
 
 /* An access straddling lines: kept out of line, so that the common
@@ -1477,21 +1838,33 @@ access_straddle (SimMemSys *ms, guint cpu, guint64 b1, guint64 b2, SimAccKind ki
   return lat;
 }
 
+/* Every access that is not a one-line access of full mode through an
+ * 8-way L1: Cachegrind mode, straddling accesses, other L1s.  Out of line,
+ * so that the fast path's few registers are all sim_memsys_access_class
+ * saves. */
+static G_GNUC_NO_INLINE guint32
+access_other (SimMemSys *ms, guint cpu, guint64 addr, guint32 size, SimAccKind kind,
+              SimMemClass cls)
+{
+  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
+    return memsys_cg_access (ms, addr, size, kind, cls);
+  guint64 b1 = addr >> ms->line_shift;
+  if (straddles (ms, addr, size))
+    return access_straddle (ms, cpu, b1, last_block (ms, addr, size), kind, cls);
+  return access_line (ms, cpu, b1, kind, cls, MISS_COUNT, 0);
+}
+
 guint32
 sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
                          SimAccKind kind, SimMemClass cls)
 {
-  g_return_val_if_fail (ms != NULL && cpu < ms->n_cpus, 0);
-  g_return_val_if_fail ((guint) kind < SIM_ACC_N && (guint) cls < SIM_MEM_N_CLASSES, 0);
-  if (ms->mode == SIM_MEMSYS_CACHEGRIND)
-    return memsys_cg_access (ms, addr, size, kind, cls);
-  guint64 b1 = addr >> ms->line_shift;
-  if (G_UNLIKELY (straddles (ms, addr, size)))
-    return access_straddle (ms, cpu, b1, last_block (ms, addr, size), kind, cls);
-  /* Every bundled machine's L1 has 8 ways. */
-  if (G_LIKELY (ms->lv[0].ways == 8))
-    return access_line (ms, cpu, b1, kind, cls, MISS_COUNT, 8);
-  return access_line_any (ms, cpu, b1, kind, cls);
+  g_return_val_if_fail (ms != NULL && cpu < ms->n_cpus && (guint) kind < SIM_ACC_N
+                        && (guint) cls < SIM_MEM_N_CLASSES, 0);
+  /* Full mode, an 8-way L1 (every bundled machine's) and one line, in one
+   * compare (SimMemSys.fast_end). */
+  if (G_LIKELY ((addr & ms->line_mask) + size < ms->fast_end))
+    return access_line (ms, cpu, addr >> ms->line_shift, kind, cls, MISS_COUNT, 8);
+  return access_other (ms, cpu, addr, size, kind, cls);
 }
 
 /* Every host line of one set's tags and state bytes. */
@@ -1598,10 +1971,7 @@ refs_full (SimMemSys *ms, const SimMemRef *refs, gsize n, guint w2, guint w3)
                          (SimAccKind) r->kind, SIM_MEM_OTHER);
       else
         {
-          /* The L1 set from the CPU's row: one load instead of three. */
-          gsize base = rows[(gsize) r->cpu * nl].row + (gsize) (b1 & ms->lv[0].set_mask) * 8;
-          access_line_at (ms, r->cpu, b1, base, (SimAccKind) r->kind, SIM_MEM_OTHER,
-                          MISS_COUNT, 8);
+          access_line (ms, r->cpu, b1, (SimAccKind) r->kind, SIM_MEM_OTHER, MISS_COUNT, 8);
         }
     }
 }
@@ -1674,12 +2044,96 @@ ranks_ok (const Level *L, gsize base)
   return TRUE;
 }
 
+/* The entry of @block: the directory's, or on a core-valid machine that
+ * of the one socket whose shared copy holds it without ST_XS (built in
+ * @buf); NULL if there is none. */
+static DirEnt *
+check_entry (SimMemSys *ms, guint64 block, CvEnt *buf)
+{
+  if (!ms->corevalid)
+    return dir_find (ms, block);
+  const Level *L = &ms->lv[ms->n_private];
+  for (guint t = 0; t < ms->m->sockets; t++)
+    {
+      gsize base = set_base (L, t, block);
+      int w = find_way (L, base, block);
+      if (w < 0)
+        continue;
+      if (ST (L, base)[w] & ST_XS)
+        return dir_find (ms, block);
+      return cv_ent (ms, buf, block, t, &ms->cvl[base + (guint) w], SH_ANY);
+    }
+  return NULL;
+}
+
+/* A core-valid machine's shared level (SimMemSys.corevalid): a line with
+ * ST_XS is in the directory, which names at least two sockets' copies, each
+ * with ST_XS; a line without is in no other socket's copy and not in the
+ * directory, its core-valid bits are exactly the socket's cores that hold
+ * it, and its owner and forwarder hold it. */
+static gboolean
+check_corevalid (SimMemSys *ms, GError **error)
+{
+  guint lc = ms->n_private, cps = ms->m->cores_per_socket;
+  const Level *L = &ms->lv[lc];
+  for (guint i = 0; i < L->n_inst; i++)
+    for (gsize k = (gsize) i * L->sets * L->ways; k < (gsize) (i + 1) * L->sets * L->ways; k++)
+      {
+        guint64 b = L->tag[k];
+        if (b == NO_LINE)
+          continue;
+        guint dom = L->dom_base + i;
+        guint8 bits = ST (L, k - k % L->ways)[k % L->ways];
+        DirEnt *e = dir_find (ms, b);
+        guint t = 0;
+        if (bits & ST_XS)
+          {
+            if (e == NULL)
+              return check_fail (error, "line with ST_XS not in the directory", b, dom);
+            if (cv_sockets (ms, e->mask, &t, SH_ANY) < 2)
+              return check_fail (error, "directory entry of a line one socket holds", b, dom);
+            for (guint s = 0; s < ms->m->sockets; s++)
+              if (bit_test (e->mask, L->dom_base + s))
+                {
+                  gsize sb = set_base (L, s, b);
+                  int sw = find_way (L, sb, b);
+                  if (sw < 0 || !(ST (L, sb)[sw] & ST_XS))
+                    return check_fail (error, "a holding socket's copy lacks ST_XS", b,
+                                       L->dom_base + s);
+                }
+            continue;
+          }
+        if (e != NULL)
+          return check_fail (error, "line of one socket in the directory", b, dom);
+        for (guint s = 0; s < ms->m->sockets; s++)
+          if (s != i && find_way (L, set_base (L, s, b), b) >= 0)
+            return check_fail (error, "line in two sockets without ST_XS", b, dom);
+        const CvLine *c = &ms->cvl[k];
+        if (cps < 64 && (c->cv >> cps))
+          return check_fail (error, "core-valid bit beyond the socket's cores", b, dom);
+        for (guint j = 0; j < cps; j++)
+          if ((gboolean) ((c->cv >> j) & 1) != core_holds (ms, i * cps + j, b))
+            return check_fail (error, "core-valid bit differs from the core's copies", b,
+                               i * cps + j);
+        if (c->owner >= 0 && (guint) c->owner != dom
+            && !((guint) c->owner >= i * cps && (guint) c->owner < (i + 1) * cps
+                 && ((c->cv >> ((guint) c->owner - i * cps)) & 1)))
+          return check_fail (error, "owner is not a holder", b, (guint) c->owner);
+        if (c->fwd >= 0
+            && !((guint) c->fwd >= i * cps && (guint) c->fwd < (i + 1) * cps
+                 && ((c->cv >> ((guint) c->fwd - i * cps)) & 1)))
+          return check_fail (error, "forwarder is not a holder", b, (guint) c->fwd);
+      }
+  return TRUE;
+}
+
 gboolean
 sim_memsys_check (const SimMemSys *ms, GError **error)
 {
   if (ms->mode == SIM_MEMSYS_CACHEGRIND)
     return TRUE;
   SimMemSys *w = (SimMemSys *) ms;   /* lookups only; dir_find does not write */
+  CvEnt buf;
   /* Every cached line is in the directory under its domain. */
   for (guint l = 0; l < ms->n_levels; l++)
     {
@@ -1702,7 +2156,9 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
                 if ((b & L->set_mask) != set)
                   return check_fail (error, "line in the wrong set", b, i);
                 guint dom = L->private_ ? i : L->dom_base + i;
-                DirEnt *e = dir_find (w, b);
+                if ((ST (L, k - way)[way] & ST_XS) && !(ms->corevalid && l == ms->n_private))
+                  return check_fail (error, "ST_XS outside the core-valid level", b, dom);
+                DirEnt *e = check_entry (w, b, &buf);
                 if (e == NULL || !bit_test (e->mask, dom))
                   return check_fail (error, "cached but not in the directory", b, dom);
                 if (L->private_ && (ST (L, k - way)[way] & ST_EXCL) && e->owner != (gint32) dom)
@@ -1719,6 +2175,18 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
                 for (guint way2 = way + 1; way2 < L->ways; way2++)
                   if (L->tag[k - way + way2] == b)
                     return check_fail (error, "line twice in one set", b, dom);
+                /* Inclusion: every inclusive level further out on the
+                 * copy's path holds it too (what back-invalidation keeps). */
+                for (guint j = l + 1; j < ms->n_levels; j++)
+                  {
+                    const Level *J = &ms->lv[j];
+                    if (J->incl != SIM_INCL_INCLUSIVE)
+                      continue;
+                    guint ji = L->private_ ? inst_of (ms, j, i) : i / (J->group / L->group);
+                    if (find_way (J, set_base (J, ji, b), b) < 0)
+                      return check_fail (error, "copy missing from an inclusive level on its path",
+                                         b, dom);
+                  }
               }
           }
     }
@@ -1759,5 +2227,5 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
     }
   if (entries != ms->dir_count)
     return check_fail (error, "directory entry count is off", 0, 0);
-  return TRUE;
+  return !ms->corevalid || check_corevalid (w, error);
 }

@@ -72,10 +72,13 @@ struct _SimPrepassPipe {
   GPtrArray        *chunks;       /* SimPrepassChunk *, handed out (lock) */
   gboolean          ended;        /* no more will be (lock) */
   guint64           waited_ns;    /* (lock) */
+  guint64           waited_first_ns;  /* of it for chunk 0 (lock) */
   /* the thread's */
   GArray           *meta;         /* ChunkMeta of every chunk read */
   GArray           *held;         /* SimUntracedFree found, not yet handed out, as made */
   guint64           handed_end;   /* first event after the chunks handed out */
+  guint64           first_read;   /* events read when chunk 0 was handed out */
+  guint64           read;         /* events read */
   guint64           frozen_ord_end, frozen_slab;
   gboolean          broken;       /* a free placed in a chunk handed out */
   /* the outcome, read after the join */
@@ -125,6 +128,8 @@ hand_out (SimPrepassPipe *pp, const ChunkMeta *m, GHashTable *slab, gboolean las
     }
   g_array_set_size (pp->held, keep);
   sim_untraced_frees_sort (c->untraced.frees);
+  if (pp->handed_end == 0)
+    pp->first_read = pp->read;
   pp->handed_end = end;
   g_mutex_lock (&pp->lock);
   g_ptr_array_add (pp->chunks, c);
@@ -169,6 +174,9 @@ free_equal (const SimUntracedFree *a, const SimUntracedFree *b)
          && a->evidence == b->evidence;
 }
 
+/* How often (in events) the pre-pass looks for chunks to hand out. */
+#define PIECE 1024
+
 static gpointer
 pipe_thread (gpointer data)
 {
@@ -186,35 +194,51 @@ pipe_thread (gpointer data)
   GError *local = NULL;
   while (sim_trace_stream_next (pp->stream, &ev, &n, &local))
     {
-      sim_page_class_collector_feed (pc, strs, ev, n);
-      sim_untraced_collector_feed (uc, strs, ev, n);
-      if (pp->opt.info)
-        sim_trace_info_add (pp->opt.info, ev, n);
       ChunkMeta m = { .first = index, .n = n, .ord0 = ord };
-      for (guint i = 0; i < n; i++)
+      /* The chunk in pieces of at most PIECE events, and after each the
+       * chunks that can be handed out are: the grace period below is
+       * trace time, and on a short trace the first chunk waits for a
+       * good part of it (sim_trace_stream_next's small first chunks).
+       * The collectors see the same events in the same order. */
+      for (guint at = 0; at < n;)
         {
-          /* The page allocations the replay counts (and decisions.c). */
-          if (ev[i].kind == SIM_TRACE_PAGE_ALLOC && (ev[i].pfn || ev[i].ptr))
-            ord++;
-          max_ts = MAX (max_ts, ev[i].ts_ns);
-        }
-      m.ord1 = ord;
-      m.max_ts = max_ts;
-      index += n;
-      g_array_append_val (pp->meta, m);
-      take_frees (pp, uc);
-      /* Hand out each chunk once the whole chunk after it has been read
-       * (its page classes) and it lies a grace period before the last
-       * event read (its untraced frees). */
-      guint64 last_ts = ev[n - 1].ts_ns;
-      while (!pp->broken && next + 1 < pp->meta->len)
-        {
-          const ChunkMeta *mp = &g_array_index (pp->meta, ChunkMeta, next);
-          if (last_ts < gp || mp->max_ts > last_ts - gp)
-            break;
-          pp->frozen_slab += hand_out (pp, mp, out->pages.slab_allocs, FALSE);
-          pp->frozen_ord_end = mp->ord1;
-          next++;
+          guint k = MIN (n - at, PIECE);
+          const SimTraceEvent *e = ev + at;
+          sim_page_class_collector_feed (pc, strs, e, k);
+          sim_untraced_collector_feed (uc, strs, e, k);
+          if (pp->opt.info)
+            sim_trace_info_add (pp->opt.info, e, k);
+          for (guint i = 0; i < k; i++)
+            {
+              /* The page allocations the replay counts (and decisions.c). */
+              if (e[i].kind == SIM_TRACE_PAGE_ALLOC && (e[i].pfn || e[i].ptr))
+                ord++;
+              max_ts = MAX (max_ts, e[i].ts_ns);
+            }
+          at += k;
+          pp->read += k;
+          if (at == n)
+            {
+              m.ord1 = ord;
+              m.max_ts = max_ts;
+              index += n;
+              g_array_append_val (pp->meta, m);
+            }
+          take_frees (pp, uc);
+          /* Hand out each chunk once SIM_TRACE_CHUNK events after it
+           * have been read (its page classes) and it lies a grace period
+           * before the last event read (its untraced frees). */
+          guint64 last_ts = e[k - 1].ts_ns;
+          while (!pp->broken && next < pp->meta->len)
+            {
+              const ChunkMeta *mp = &g_array_index (pp->meta, ChunkMeta, next);
+              if (pp->read < mp->first + mp->n + SIM_TRACE_CHUNK || last_ts < gp
+                  || mp->max_ts > last_ts - gp)
+                break;
+              pp->frozen_slab += hand_out (pp, mp, out->pages.slab_allocs, FALSE);
+              pp->frozen_ord_end = mp->ord1;
+              next++;
+            }
         }
     }
   sim_page_class_collector_finish (pc);
@@ -284,7 +308,10 @@ sim_prepass_pipe_chunk (SimPrepassPipe *pp, guint64 p)
       gint64 t0 = g_get_monotonic_time ();
       while (p >= pp->chunks->len && !pp->ended)
         g_cond_wait (&pp->cond, &pp->lock);
-      pp->waited_ns += (guint64) (g_get_monotonic_time () - t0) * 1000;
+      guint64 w = (guint64) (g_get_monotonic_time () - t0) * 1000;
+      pp->waited_ns += w;
+      if (p == 0)
+        pp->waited_first_ns = w;
     }
   const SimPrepassChunk *c = p < pp->chunks->len ? g_ptr_array_index (pp->chunks, p) : NULL;
   g_mutex_unlock (&pp->lock);
@@ -318,6 +345,12 @@ sim_prepass_pipe_finish (SimPrepassPipe *pp, SimPrepass *out, gboolean *exact, G
 }
 
 guint64
+sim_prepass_pipe_first_read (SimPrepassPipe *pp)
+{
+  return pp->first_read;
+}
+
+guint64
 sim_prepass_pipe_waited_ns (SimPrepassPipe *pp)
 {
   g_mutex_lock (&pp->lock);
@@ -332,6 +365,10 @@ sim_prepass_pipe_free (SimPrepassPipe *pp)
   if (pp == NULL)
     return;
   pipe_join (pp);
+  g_debug ("pipelined pre-pass: the first chunk handed out after %" G_GUINT64_FORMAT
+           " of %" G_GUINT64_FORMAT " events read; the replays waited %.3f s for it, "
+           "%.3f s for the others", pp->first_read, pp->read, pp->waited_first_ns / 1e9,
+           (pp->waited_ns - pp->waited_first_ns) / 1e9);
   if (pp->ok && !pp->taken)
     sim_prepass_clear (&pp->out);
   g_clear_error (&pp->error);

@@ -50,7 +50,8 @@ void sim_prepass_clear (SimPrepass *p);
  * The replays need the answers only for the events they have reached, so
  * `run` with a thread to spare starts them while the pre-pass is still
  * reading (sim/run/replay.c): the pre-pass runs on a thread of its own and
- * hands out, chunk by chunk (SIM_TRACE_CHUNK events, the stream's), the
+ * hands out, chunk by chunk (the stream's: SIM_TRACE_CHUNK events but the
+ * first few), the
  * answers that chunk's events need:
  *   - the page classes of its mm_page_alloc events.  An answer is final
  *     when the block is claimed by a slab allocation or freed; a page that
@@ -58,9 +59,9 @@ void sim_prepass_clear (SimPrepass *p);
  *     the trace, and the first of them comes within a few dozen events of
  *     the start on every trace we have, so waiting for final answers would
  *     serialise the run again.  The chunk's answers are therefore taken
- *     once the pre-pass has read the whole of the chunk after it (16 k or
- *     more events; a slab page is claimed within 940 events of its
- *     allocation on every trace in traces/samples and ../shared/traces);
+ *     once the pre-pass has read SIM_TRACE_CHUNK (16 k) events past its
+ *     end (a slab page is claimed within 940 events of its allocation on
+ *     every trace in traces/samples and ../shared/traces);
  *   - the untraced frees placed before its events' ends (their
  *     before_index in the chunk).  A free found later is placed at or
  *     after its evidence's time less a grace period, so once the
@@ -97,6 +98,14 @@ gboolean sim_prepass_pipe_finish (SimPrepassPipe *pp, SimPrepass *out, gboolean 
                                   GError **error);
 /* Time the callers of sim_prepass_pipe_chunk spent waiting, in ns. */
 guint64 sim_prepass_pipe_waited_ns (SimPrepassPipe *pp);
+/* After finish: how many events the pre-pass had read when it handed out
+ * the first chunk (0: none was), which is what
+ * the replays wait for before they start.  A chunk is handed out as soon as
+ * both conditions above hold (they are checked every PIECE = 1024 events
+ * read), and the stream's first chunks are small (128, 256, ... events:
+ * sim_trace_stream_next), so on a short trace the replays start once the
+ * pre-pass is a grace period of trace time past the first 128 events. */
+guint64 sim_prepass_pipe_first_read (SimPrepassPipe *pp);
 /* After finish (or to abandon it: waits for the thread). */
 void sim_prepass_pipe_free (SimPrepassPipe *pp);
 

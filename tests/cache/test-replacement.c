@@ -219,6 +219,46 @@ test_plru_8 (void **state)
     }
 }
 
+/* The PLRU victim of every tree, walked here by the rule above (bit set =
+ * the victim is in the right subtree; node i's children are 2i+1, 2i+2),
+ * against the model's: its table for trees of up to 8 ways
+ * (plru_victim_of, memsys-internal.h) and its walk for larger ones. */
+static void
+test_plru_victim_every_tree (void **state)
+{
+  (void) state;
+  static const guint ways[] = { 2, 4, 8, 16 };
+  for (guint k = 0; k < G_N_ELEMENTS (ways); k++)
+    {
+      g_autoptr (SimMachine) m = one_core ();
+      tm_level (m, "L1d", 64 * ways[k] * 4, ways[k], SIM_REPL_PLRU, SIM_INCL_NINE, 1, 4);
+      g_autoptr (SimMemSys) ms = tm_memsys_new (m);
+      Level *L = &ms->lv[0];
+      assert_int_equal (L->plru_vic != NULL, ways[k] <= PLRU_VIC_MAX_WAYS);
+      guint n_trees = 1u << (ways[k] - 1);
+      for (guint t = 0; t < n_trees; t += ways[k] <= 8 ? 1 : 97)
+        {
+          guint node = 0, lo = 0, span = ways[k];
+          while (span > 1)
+            {
+              span /= 2;
+              if (t & (1u << node))
+                {
+                  lo += span;
+                  node = 2 * node + 2;
+                }
+              else
+                node = 2 * node + 1;
+            }
+          /* The valid bits above the tree do not change the victim. */
+          L->plru[0] = (guint64) t | (G_GUINT64_CONSTANT (0xffff) << PLRU_VALID);
+          assert_int_equal (plru_victim (L, 0), lo);
+          if (L->plru_vic)
+            assert_int_equal (plru_victim_of (L, L->plru[0], ways[k]), lo);
+        }
+    }
+}
+
 static guint32
 random_run (guint64 seed)
 {
@@ -617,6 +657,7 @@ main (void)
     cmocka_unit_test (test_lru_order),
     cmocka_unit_test (test_plru_4),
     cmocka_unit_test (test_plru_8),
+    cmocka_unit_test (test_plru_victim_every_tree),
     cmocka_unit_test (test_random_reproducible),
     cmocka_unit_test (test_writebacks_one_level),
     cmocka_unit_test (test_writebacks_two_levels),

@@ -25,6 +25,7 @@ typedef struct {
   char      *stats;     /* the counters and other events, printed */
   char      *error;     /* NULL: read to the end */
   guint64    fast;      /* lines the fast path read */
+  guint64    line_hits; /* of them through its line memo */
 } Outcome;
 
 static void
@@ -74,6 +75,7 @@ read_reader (SimTraceReader *r, gboolean careful, gboolean lenient)
                             *(guint64 *) g_hash_table_lookup (s->other_events, names->pdata[i]));
   o->stats = g_string_free (t, FALSE);
   o->fast = sim_trace_fast_accepted (r);
+  o->line_hits = sim_trace_fast_line_hits (r);
   sim_trace_reader_free (r);
   return o;
 }
@@ -235,6 +237,14 @@ test_samples (void **state)
         {
           print_error ("%s: the fast path read %" G_GUINT64_FORMAT " of %u events\n", path,
                        o[0]->fast, o[0]->ev->len);
+          fail ();
+        }
+      /* and its line memo more than half of them (58-99.7 % on these
+       * traces, 95 % on the bundled one) */
+      if (o[0]->line_hits * 2 < o[0]->ev->len)
+        {
+          print_error ("%s: the line memo read %" G_GUINT64_FORMAT " of %u events\n", path,
+                       o[0]->line_hits, o[0]->ev->len);
           fail ();
         }
       outcome_free (o[0]);
