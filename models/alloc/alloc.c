@@ -333,13 +333,18 @@ fb_issue (SimOp *op, SimCoreState *cs, SimTime ti, guint32 lat)
   return ti;
 }
 
-/* Forget stores that have committed by now; if the buffer is still full,
- * stall until its oldest store commits. */
+/* Make room for a store: if the buffer looks full, forget the stores that
+ * have committed by now, and if it is still full, stall until its oldest
+ * store commits.  (Committed stores are only forgotten here: until the
+ * buffer looks full they stall nothing, and forwarding tells them by their
+ * commit times; SimCoreState.sb_line_commit.) */
 static inline void
 sb_make_room (SimOp *op, SimCoreState *cs)
 {
   guint cap = op->sb_cap;
   guint head = cs->sb_head, n = cs->sb_n;
+  if (G_LIKELY (n < cap))
+    return;
   for (;;)
     {
       while (n && cs->sb[head] <= op->t)
@@ -453,6 +458,11 @@ sb_scan (const SimCoreState *cs, guint64 from, SimAddr addr, guint32 size, SimTi
 static inline SimTime
 sb_forward (const SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti)
 {
+  /* A load of one line whose bucket's youngest store has committed by @ti
+   * reads the cache (SimCoreState.sb_line_commit). */
+  if (SB_ONE_LINE (addr, size)
+      && cs->sb_line_commit[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK] <= ti)
+    return 0;
   guint64 from = sb_candidate (cs, addr, size);
   return from ? sb_scan (cs, from, addr, size, ti) : 0;
 }
@@ -560,8 +570,7 @@ sim_op_store_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok af
     }
   SimCoreState *cs = op->cs;
   /* Committed stores are forgotten only when the buffer looks full
-   * (store_slow's sb_make_room): until then they stall nothing, and
-   * forwarding tells them from pending ones by their commit times. */
+   * (store_slow's sb_make_room). */
   gboolean miss = lat > op->hit_latency;
   if (G_UNLIKELY (cs->sb_n >= op->sb_cap) || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
     {
@@ -673,8 +682,15 @@ sim_op_rmw_local (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCo
     }
   /* Out of order: one slot of dispatch; its result (and the data of its
    * store half) is ready @c cycles after the old value, and the window
-   * holds it until then. */
-  dispatch_to (op, cs, cs->seq + 1, TRUE);
+   * holds it until then.  (dispatch_to, whose note_time the one below
+   * covers, when the window stops nothing.) */
+  if (G_LIKELY (window_clear (cs, cs->seq + 1)))
+    {
+      advance_instr (op, 1);
+      cs->seq++;
+    }
+  else
+    dispatch_to (op, cs, cs->seq + 1, TRUE);
   SimTime done = old + c;
   rob_push (cs, done);
   if (op->sb_cap)
