@@ -25,7 +25,7 @@ default_machine (const char *trace, gboolean lenient, GError **error)
   SimTraceEvent ev;
   while (sim_trace_reader_next (r, &ev, error))
     if (ev.kind == SIM_TRACE_CACHE_ALLOC)
-      return ev.cache_id && ev.accounted >= 0 ? "recording-vm" : "nehalem-ep-2s";
+      return ev.cache_id && ev.accounted >= 0 ? "recording-vm" : SIM_CLI_DEFAULT_MACHINE;
   if (error && *error)
     return NULL;
   return "recording-vm";
@@ -95,15 +95,10 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   g_autoptr (SimMachine) machine = sim_machine_load (mname, (const char *const *) sets, error);
   if (machine == NULL)
     return FALSE;
-  SimPageEventsMode pmode = SIM_PAGE_EVENTS_REPLAY;
-  if (page_events && strcmp (page_events, "ignore") == 0)
-    pmode = SIM_PAGE_EVENTS_IGNORE;
-  else if (page_events && strcmp (page_events, "replay") != 0)
-    {
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "validate: --page-events takes replay or ignore, not \"%s\"", page_events);
-      return FALSE;
-    }
+  guint pmode = SIM_PAGE_EVENTS_REPLAY;
+  if (!sim_cli_choice ("validate", "--page-events", page_events, sim_cli_page_events_names,
+                       &pmode, error))
+    return FALSE;
   SimCpuMap map;
   if (!sim_cpu_map_init (&map, machine, cpu_map, error))
     {
