@@ -1,6 +1,8 @@
 /* cli.c - verb table, help, and the GError-to-exit-code policy. */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
+#include "sim/core/stdin.h"
 #include "sim/run/replay.h"
 #include "slabsim-config.h"
 
@@ -131,6 +133,16 @@ sim_cli_choice (const char *verb, const char *option, const char *value,
   g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION, "%s: %s takes %s, not \"%s\"",
                verb, option, list->str, value);
   g_string_free (list, TRUE);
+  return FALSE;
+}
+
+gboolean
+sim_cli_before_replay (const char *verb, const char *output, const char *trace, GError **error)
+{
+  if (sim_output_check (output, error) &&
+      (strcmp (trace, "-") != 0 || sim_stdin_spool (error)))
+    return TRUE;
+  g_prefix_error (error, "%s: ", verb);
   return FALSE;
 }
 

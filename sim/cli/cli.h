@@ -49,6 +49,12 @@ gboolean sim_cli_choice (const char *verb, const char *option, const char *value
 /* The words of --page-events (run, validate), in SimPageEventsMode's order. */
 extern const char *const sim_cli_page_events_names[];
 
+/* Before a verb's replays of @trace, which may take minutes: a bad -o
+ * @output fails now, and a trace on standard input ("-"), which they read
+ * more than once, is copied to a spool file first.  Errors are prefixed "VERB: ". */
+gboolean sim_cli_before_replay (const char *verb, const char *output, const char *trace,
+                                GError **error);
+
 /* The machine a verb runs on when it is given no --machine. */
 #define SIM_CLI_DEFAULT_MACHINE "nehalem-ep-2s"
 /* sim_machine_load() of @name, or of the default machine when @name is NULL. */

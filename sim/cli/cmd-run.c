@@ -1,7 +1,6 @@
 /* cmd-run.c - "slabsim run": replay a trace through one or more allocators. */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
-#include "sim/core/stdin.h"
 #include "sim/core/output.h"
 #include "sim/config/machine.h"
 #include "sim/run/replay.h"
@@ -298,20 +297,10 @@ sim_cmd_run (int argc, char **argv, GError **error)
       g_prefix_error (error, "run: --emit-trace: ");
       return FALSE;
     }
-  /* Before the replay, which may take minutes: a bad -o fails now. */
-  if (!sim_output_check (output, error))
-    {
-      g_prefix_error (error, "run: ");
-      return FALSE;
-    }
-  /* The trace is read more than once (the decode, the provenance hash, a
-   * second decode if the spool cannot be written): a piped standard input
-   * is copied first. */
-  if (strcmp (argv[1], "-") == 0 && !sim_stdin_spool (error))
-    {
-      g_prefix_error (error, "run: ");
-      return FALSE;
-    }
+  /* The trace is read more than once: the decode, the provenance hash, a
+   * second decode if the decoded-trace spool cannot be written. */
+  if (!sim_cli_before_replay ("run", output, argv[1], error))
+    return FALSE;
 
   g_autoptr (SimMachine) machine = sim_cli_machine_load (machine_name, (const char *const *) sets,
                                                          error);

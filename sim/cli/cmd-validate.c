@@ -6,7 +6,6 @@
 #include "sim/run/validate.h"
 #include "sim/run/cpu-map.h"
 #include "sim/report/validate-report.h"
-#include "sim/core/stdin.h"
 #include "sim/core/output.h"
 
 #include <stdio.h>
@@ -76,19 +75,9 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   if (format && !sim_cli_format (format, SIM_FORMAT_MASK (SIM_FORMAT_TEXT) |
                                  SIM_FORMAT_MASK (SIM_FORMAT_JSON), &fmt, error))
     return FALSE;
-  /* Before three replays: a bad -o fails now. */
-  if (!sim_output_check (output, error))
-    {
-      g_prefix_error (error, "validate: ");
-      return FALSE;
-    }
-  /* Three replays and the recorded side all read the trace: a piped
-   * standard input is copied first. */
-  if (strcmp (argv[1], "-") == 0 && !sim_stdin_spool (error))
-    {
-      g_prefix_error (error, "validate: ");
-      return FALSE;
-    }
+  /* Three replays and the recorded side all read the trace. */
+  if (!sim_cli_before_replay ("validate", output, argv[1], error))
+    return FALSE;
   const char *mname = machine_name;
   if (mname == NULL && (mname = default_machine (argv[1], lenient, error)) == NULL)
     return FALSE;

@@ -122,6 +122,30 @@ test_choice_options (void **state)
     }
 }
 
+/* sim_cli_before_replay, run's and validate's: a bad -o fails before the
+ * trace (a file or standard input) is read, with the verb's prefix. */
+static void
+test_before_replay (void **state)
+{
+  (void) state;
+  static const char *const verbs[] = { "run", "validate" };
+  for (guint v = 0; v < G_N_ELEMENTS (verbs); v++)
+    for (int piped = 0; piped <= 1; piped++)
+      {
+        g_autofree char *out = NULL, *err = NULL;
+        const char *args[] = { verbs[v], "-m", "nehalem-ep-2s", "-o", "/nonexistent-dir/x",
+                               piped ? "-" : "no-such.trace", NULL };
+        int rc = piped ? tu_run_stdin (&out, &err, "not a trace\n", args)
+                       : tu_run (&out, &err, args);
+        assert_int_equal (rc, 1);
+        g_autofree char *want = g_strdup_printf ("slabsim: %s: /nonexistent-dir/x: folder "
+                                                 "/nonexistent-dir", verbs[v]);
+        tu_assert_contains (err, want);
+        assert_null (strstr (err, "no-such.trace"));
+        assert_null (strstr (err, "line 1"));
+      }
+}
+
 /* A GLib critical or warning in the program is a bug and ends the run with
  * exit 1 and a clear message, whether or not G_DEBUG makes it fatal (the
  * tests set G_DEBUG=fatal-criticals; users do not).  The hidden hook
@@ -162,6 +186,7 @@ main (void)
     cmocka_unit_test (test_critical_is_fatal),
     cmocka_unit_test (test_choice),
     cmocka_unit_test (test_choice_options),
+    cmocka_unit_test (test_before_replay),
   };
   return cmocka_run_group_tests_name ("cli", tests, NULL, NULL);
 }
