@@ -237,6 +237,29 @@ test_json_parse (void **state)
   bad = sim_json_parse ("01", -1, "h", 1, &error);
   assert_null (bad);
   g_clear_error (&error);
+  /* A number's three runs of digits: each must have one, at the column
+   * where it is missing. */
+  static const struct { const char *text, *msg; } nums[] = {
+    { "[-]", "n:1:3: expected a digit" },
+    { "[-x]", "n:1:3: expected a digit" },
+    { "[1.]", "n:1:4: expected a digit after the decimal point" },
+    { "{\"a\": 1.x}", "n:1:9: expected a digit after the decimal point" },
+    { "[1e]", "n:1:4: expected a digit in the exponent" },
+    { "[1E-x]", "n:1:5: expected a digit in the exponent" },
+    { "[-01]", "n:1:4: expected ',' or ']'" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (nums); i++)
+    {
+      bad = sim_json_parse (nums[i].text, -1, "n", 1, &error);
+      assert_null (bad);
+      tu_assert_contains (error->message, nums[i].msg);
+      g_clear_error (&error);
+    }
+  g_autoptr (SimJsonValue) ok = sim_json_parse ("[-0, 0.25, 2.5e+3, 10E-1, 7]", -1, "n", 1, &error);
+  assert_non_null (ok);
+  static const double want[] = { 0.0, 0.25, 2500.0, 1.0, 7.0 };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    assert_true (sim_json_number (sim_json_item (ok, i), -1) == want[i]);
 }
 
 /* The fixture with @from replaced by @to in its second line. */
