@@ -355,10 +355,12 @@ dir_find (SimMemSys *ms, guint64 block)
   return dir_find_k (ms, block, SH_ANY);
 }
 
+/* dir_get_k from @block's home slot @i (dir_hash), which a caller that
+ * prefetched the slot has at hand. */
 static ALWAYS_INLINE DirEnt *
-dir_get_k (SimMemSys *ms, guint64 block, guint sh)
+dir_get_at_k (SimMemSys *ms, guint64 block, guint64 i, guint sh)
 {
-  guint64 i = dir_hash (ms, block), key = dir_key (block);
+  guint64 key = dir_key (block);
   for (;;)
     {
       DirEnt *e = dir_at_k (ms, i, sh);
@@ -377,6 +379,12 @@ dir_get_k (SimMemSys *ms, guint64 block, guint sh)
         }
       i = (i + 1) & ms->dir_cap_mask;
     }
+}
+
+static ALWAYS_INLINE DirEnt *
+dir_get_k (SimMemSys *ms, guint64 block, guint sh)
+{
+  return dir_get_at_k (ms, block, dir_hash (ms, block), sh);
 }
 
 static G_GNUC_NO_INLINE DirEnt *
@@ -1283,15 +1291,19 @@ inst_of_k (const SimMemSys *ms, guint l, guint core, guint sh)
 static ALWAYS_INLINE gboolean
 probe_level (SimMemSys *ms, guint l, guint core, guint64 block, SimAccKind kind,
              SimMemClass cls, SimCpuMemStats *st, const gsize *bases, int *hit,
-             gsize *hit_base, guint *hit_way, guint8 *hit_bits, guint sh)
+             gsize *hit_base, guint *hit_way, guint8 *hit_bits, guint64 *slot, guint sh)
 {
   Level *L = &ms->lv[l];
   gsize base = bases[l];
   /* Only a miss in every private level needs the directory (most
    * private misses hit the next private level): fetch its slot
-   * when the first shared level is probed, overlapping the two. */
+   * when the first shared level is probed, overlapping the two, and
+   * keep its index (*@slot) for the lookup. */
   if (l == sh_private (ms, sh) && !ms->corevalid)
-    __builtin_prefetch (dir_at_k (ms, dir_hash (ms, block), sh));
+    {
+      *slot = dir_hash (ms, block);
+      __builtin_prefetch (dir_at_k (ms, *slot, sh));
+    }
   st->level[l].accesses[kind]++;
   int w = find_way_k (L, base, block, sh_ways (sh, l));
   if (w >= 0)
@@ -1378,6 +1390,9 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
   /* Every level's set on the core's path (filled below the hit level). */
   gsize bases[SIM_MACHINE_MAX_LEVELS];
   bases[0] = l1_base;
+  /* @block's directory home slot once the first shared probe computed it
+   * (G_MAXUINT64: not yet). */
+  guint64 slot = G_MAXUINT64;
 
   if (l1_way >= 0)
     {
@@ -1400,9 +1415,9 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
           bases[2] = core_set_base_k (ms, 2, core, block, sh_ways (sh, 2));
           __builtin_prefetch (ms->lv[2].lo + bases[2]);
           if (!probe_level (ms, 1, core, block, kind, cls, st, bases, &hit, &hit_base,
-                            &hit_way, &hit_bits, sh))
+                            &hit_way, &hit_bits, &slot, sh))
             probe_level (ms, 2, core, block, kind, cls, st, bases, &hit, &hit_base,
-                         &hit_way, &hit_bits, sh);
+                         &hit_way, &hit_bits, &slot, sh);
         }
       else
         {
@@ -1413,7 +1428,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
             }
           for (guint l = 1; l < ms->n_levels; l++)
             if (probe_level (ms, l, core, block, kind, cls, st, bases, &hit, &hit_base,
-                             &hit_way, &hit_bits, sh))
+                             &hit_way, &hit_bits, &slot, sh))
               break;
         }
     }
@@ -1481,7 +1496,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
       DirEnt *e;
       gssize cv_other = -1;
       if (!ms->corevalid)
-        e = dir_get_k (ms, block, sh);
+        e = dir_get_at_k (ms, block, slot != G_MAXUINT64 ? slot : dir_hash (ms, block), sh);
       else if (hit >= 0)
         e = hit_bits & ST_XS
               ? dir_find_k (ms, block, sh)
