@@ -77,8 +77,8 @@ sim_cmd_slab_test (int argc, char **argv, GError **error)
       g_prefix_error (error, "%s: ", verb);
       return FALSE;
     }
-  g_autoptr (SimMachine) machine = sim_machine_load (machine_name ? machine_name : "nehalem-ep-2s",
-                                                     (const char *const *) sets, error);
+  g_autoptr (SimMachine) machine = sim_cli_machine_load (machine_name, (const char *const *) sets,
+                                                         error);
   if (machine == NULL)
     return FALSE;
   opt.machine = machine;
