@@ -146,6 +146,17 @@ sim_cli_before_replay (const char *verb, const char *output, const char *trace, 
   return FALSE;
 }
 
+gboolean
+sim_cli_uint_in (const char *s, guint min, guint max, guint *out)
+{
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (s, &end, 10);
+  if (*s == '\0' || *s == '-' || *end != '\0' || v < min || v > max)
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
 const char *const sim_cli_page_events_names[] = { "replay", "ignore", NULL };
 G_STATIC_ASSERT (SIM_PAGE_EVENTS_REPLAY == 0 && SIM_PAGE_EVENTS_IGNORE == 1);
 

@@ -46,6 +46,11 @@ GOptionContext *sim_cli_context (const char *verb, const char *parameter_string,
 gboolean sim_cli_choice (const char *verb, const char *option, const char *value,
                          const char *const *names, guint *index, GError **error);
 
+/* @s, an option's value, as a whole number in @min..@max (decimal, as
+ * g_ascii_strtoull reads it, no sign); FALSE, @out untouched, when it is
+ * not one.  The caller words the error. */
+gboolean sim_cli_uint_in (const char *s, guint min, guint max, guint *out);
+
 /* The words of --page-events (run, validate), in SimPageEventsMode's order. */
 extern const char *const sim_cli_page_events_names[];
 

@@ -146,6 +146,43 @@ test_before_replay (void **state)
       }
 }
 
+/* sim_cli_uint_in, the whole numbers of slab-test --count, record
+ * --buffer-kb and trace gen's counts. */
+static void
+test_uint_in (void **state)
+{
+  (void) state;
+  static const struct { const char *s; guint min, max; gboolean ok; guint v; } cases[] = {
+    { "1", 1, 10, TRUE, 1 }, { "10", 1, 10, TRUE, 10 }, { "0", 0, 10, TRUE, 0 },
+    { "0", 1, 10, FALSE, 0 }, { "11", 1, 10, FALSE, 0 }, { "", 1, 10, FALSE, 0 },
+    { "-1", 0, 10, FALSE, 0 }, { "5x", 1, 10, FALSE, 0 }, { "0x5", 0, 10, FALSE, 0 },
+    { "16777216", 1, 1u << 24, TRUE, 16777216 }, { "4294967296", 1, G_MAXUINT, FALSE, 0 },
+    { "99999999999999999999999", 1, G_MAXUINT, FALSE, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint v = 77;
+      assert_int_equal (sim_cli_uint_in (cases[i].s, cases[i].min, cases[i].max, &v), cases[i].ok);
+      assert_int_equal (v, cases[i].ok ? cases[i].v : 77);
+    }
+  /* Each caller's own words, exit 2. */
+  static const struct { const char *const args[8]; const char *msg; } verbs[] = {
+    { { "slab-test", "--count", "0", NULL },
+      "slabsim: slab-test: --count: \"0\" is not a whole number in 1..10000000\n" },
+    { { "record", "--buffer-kb", "16777217", "--", "true", NULL },
+      "slabsim: record: --buffer-kb: \"16777217\" is not a whole number in 1..16777216\n" },
+    { { "trace", "gen", "hackbench", "--cpus", "x", "-o", "/nonexistent-dir/x", NULL },
+      "slabsim: trace gen: --cpus: \"x\" is not a whole number in 1..4096 "
+      "(try \"slabsim trace gen --help\")\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (verbs); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      assert_int_equal (tu_run (&out, &err, (const char *const *) verbs[i].args), 2);
+      assert_string_equal (err, verbs[i].msg);
+    }
+}
+
 /* A GLib critical or warning in the program is a bug and ends the run with
  * exit 1 and a clear message, whether or not G_DEBUG makes it fatal (the
  * tests set G_DEBUG=fatal-criticals; users do not).  The hidden hook
@@ -187,6 +224,7 @@ main (void)
     cmocka_unit_test (test_choice),
     cmocka_unit_test (test_choice_options),
     cmocka_unit_test (test_before_replay),
+    cmocka_unit_test (test_uint_in),
   };
   return cmocka_run_group_tests_name ("cli", tests, NULL, NULL);
 }
