@@ -1349,9 +1349,15 @@ replay_feed_as (Replay *rp, const SimTraceEvent *evs, guint n, gboolean shared,
   if (opt->progress == NULL && !(opt->check && opt->check_every))
     {
       /* The loop below without what a run without progress and periodic
-       * checks never does. */
+       * checks never does (the host-cache hints stay: a merge once dropped
+       * them from this loop, the one a plain run takes). */
       for (guint i = 0; i < n; i++)
         {
+          if (!shared && i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
+            sim_trace_account_prefetch (rp->acct, evs[i + SIM_ACCOUNT_PREFETCH_AHEAD].ptr);
+          if (i + REPLAY_OBJECT_AHEAD < n)
+            prefetch_freed_object (rp, &evs[i + REPLAY_OBJECT_AHEAD], shared,
+                                   shared ? slots[i + REPLAY_OBJECT_AHEAD] : 0);
           if (!apply_untraced (rp, &evs[i], error)
               || !(shared ? replay_event_shared (rp, &evs[i], slots[i], error)
                           : replay_event (rp, &evs[i], error)))
