@@ -40,16 +40,30 @@
 
 /* The eras.  Values are from the sources named in the docs; a new kernel is
  * a new row (for example 2.6.33 sizes like 2.6.34). */
+/* What every era has from the machine, not the kernel: x86-64 with 4 KiB
+ * pages and 64-byte lines, MAX_ORDER 10, ARCH_SLAB_MINALIGN 8. */
+#define X86_64_4K \
+    .page_shift = 12, .cache_line = 64, .max_page_order = 10, .arch_slab_minalign = 8
+/* What the two 2.6 kernels share and later kernels changed: page->objects
+ * is a u16, the free pointer is the first word (no freeptr_offset), no cpu
+ * partial slabs, newest-first merging, no slab_* spellings or slab_merge,
+ * long kmalloc names, no SLAB_KMALLOC alignment or memcg NO_MERGE. */
+#define SLUB_2_6 \
+    .max_objs_per_slab = 65535, \
+    .freeptr_rule = SIM_SLUB_FREEPTR_FIRST_WORD, .freeptr_offset_arg = FALSE, \
+    .cpu_partial_rule = SIM_SLUB_CPU_PARTIAL_NONE, \
+    .merge_oldest_first = FALSE, .slab_spelling = FALSE, .merge_param = FALSE, \
+    .kmalloc_short_names = FALSE, .kmalloc_pow2_align = FALSE, .kmalloc_unmergeable = FALSE
 /* 7.0 sizes and names its caches as 6.18 does (only the per-CPU layer
  * changed: sheaves for every cache, no cpu partial slabs), so the two rows
  * share these fields instead of repeating them. */
 #define SIZES_6_18 \
-    .page_shift = 12, .cache_line = 64, .max_page_order = 10, \
+    X86_64_4K, \
     .default_min_order = 0, .default_max_order = 3, .default_min_objects = 0, \
     .max_objs_per_slab = 32767, \
     .order_rule = SIM_SLUB_ORDER_6_18, .order_fallback = TRUE, \
     .freeptr_rule = SIM_SLUB_FREEPTR_MIDDLE, .freeptr_offset_arg = TRUE, \
-    .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK, .arch_slab_minalign = 8, \
+    .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK, \
     .min_partial_rule = SIM_SLUB_MIN_PARTIAL_HALF_ILOG2, .min_partial = 5, .max_partial = 10
 #define KMALLOC_6_18 \
     .merge_oldest_first = TRUE, .id_letter_t = FALSE, \
@@ -76,37 +90,29 @@ static const SimSlubEra eras[] = {
   },
   {
     .kernel = "2.6.34", .summary = "2.6.34: this_cpu conversion, order fallback, min_objects from nr_cpu_ids",
-    .page_shift = 12, .cache_line = 64, .max_page_order = 10,
+    X86_64_4K,
+    SLUB_2_6,
     .default_min_order = 0, .default_max_order = 3, .default_min_objects = 0,
-    .max_objs_per_slab = 65535,
     .order_rule = SIM_SLUB_ORDER_2_6_34, .order_fallback = TRUE,
-    .freeptr_rule = SIM_SLUB_FREEPTR_FIRST_WORD, .freeptr_offset_arg = FALSE,
-    .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK, .arch_slab_minalign = 8,
+    .hwalign_rule = SIM_SLUB_HWALIGN_SHRINK,
     .min_partial_rule = SIM_SLUB_MIN_PARTIAL_ILOG2, .min_partial = 5, .max_partial = 10,
-    .cpu_partial_rule = SIM_SLUB_CPU_PARTIAL_NONE,
-    .merge_oldest_first = FALSE, .id_letter_t = TRUE,
-    .slab_spelling = FALSE, .merge_param = FALSE,
+    .id_letter_t = TRUE,
     .kmalloc_shift_high = 13, .kmalloc_shift_max = 22,
     .kmalloc_96_max_min_size = 32, .kmalloc_192_max_min_size = 64,
-    .kmalloc_passthrough = TRUE, .kmalloc_short_names = FALSE,
-    .kmalloc_pow2_align = FALSE, .kmalloc_unmergeable = FALSE,
+    .kmalloc_passthrough = TRUE,
   },
   {
     .kernel = "2.6.23", .summary = "2.6.23: first default SLUB, fixed min_objects 4, max order 1, no pass-through",
-    .page_shift = 12, .cache_line = 64, .max_page_order = 10,
+    X86_64_4K,
+    SLUB_2_6,
     .default_min_order = 0, .default_max_order = 1, .default_min_objects = 4,
-    .max_objs_per_slab = 65535,
     .order_rule = SIM_SLUB_ORDER_2_6_23, .order_fallback = FALSE,
-    .freeptr_rule = SIM_SLUB_FREEPTR_FIRST_WORD, .freeptr_offset_arg = FALSE,
-    .hwalign_rule = SIM_SLUB_HWALIGN_HALF_LINE, .arch_slab_minalign = 8,
+    .hwalign_rule = SIM_SLUB_HWALIGN_HALF_LINE,
     .min_partial_rule = SIM_SLUB_MIN_PARTIAL_FIXED, .min_partial = 2, .max_partial = 10,
-    .cpu_partial_rule = SIM_SLUB_CPU_PARTIAL_NONE,
-    .merge_oldest_first = FALSE, .id_letter_t = FALSE,
-    .slab_spelling = FALSE, .merge_param = FALSE,
+    .id_letter_t = FALSE,
     .kmalloc_shift_high = 22, .kmalloc_shift_max = 22,
     .kmalloc_96_max_min_size = 64, .kmalloc_192_max_min_size = 128,
-    .kmalloc_passthrough = FALSE, .kmalloc_short_names = FALSE,
-    .kmalloc_pow2_align = FALSE, .kmalloc_unmergeable = FALSE,
+    .kmalloc_passthrough = FALSE,
   },
   { NULL }
 };

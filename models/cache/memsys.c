@@ -200,7 +200,7 @@ memsys_shape_3l (const SimMemSys *ms)
 static ALWAYS_INLINE int
 find_way_k (const Level *L, gsize base, guint64 block, guint n)
 {
-  return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
+  return n ? find_way_lo (L->lo + base, L->tag + base, block, n) : find_way (L, base, block);
 }
 
 static ALWAYS_INLINE gsize
@@ -261,7 +261,7 @@ victim_way_k (Level *L, gsize base, guint n)
     return rank_last_n (RANK (L, base), n);
   int empty = L->repl == SIM_REPL_PLRU && plru_valid_kept (n)
                 ? plru_empty_way (L, base / n, n)
-                : find_way_n (L->tag + base, NO_LINE, n);
+                : find_way_lo (L->lo + base, L->tag + base, NO_LINE, n);
   if (empty >= 0)
     return (guint) empty;
   if (L->repl == SIM_REPL_PLRU)
@@ -281,7 +281,7 @@ remove_way_k (Level *L, gsize base, guint way, guint n)
     rank_remove_n (RANK (L, base), way, n);
   else if (L->repl == SIM_REPL_PLRU)
     plru_empty (L, base / n, way, n);
-  L->tag[base + way] = NO_LINE;
+  tag_put (L, base + way, NO_LINE);
   ST (L, base)[way] = 0;
 }
 
@@ -1124,7 +1124,7 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
   guint8 vbits = ST (L, base)[w];
   /* The new line replaces the victim before the victim is evicted: the
    * eviction may recurse into this level and must find the set whole. */
-  L->tag[base + w] = block;
+  tag_put (L, base + w, block);
   ST (L, base)[w] = bits;
   if (L->repl == SIM_REPL_PLRU)
     plru_fill (L, plru_set (L, base, n), w, n ? n : L->ways);
@@ -1319,7 +1319,8 @@ probe_level (SimMemSys *ms, guint l, guint core, guint64 block, SimAccKind kind,
       if (l + 1 < sh_levels (ms, sh) && l + 1 < SIM_MACHINE_MAX_LEVELS)
         {
           const Level *N = &ms->lv[l + 1];
-          __builtin_prefetch (N->tag + core_set_base_k (ms, l + 1, core, v, sh_ways (sh, l + 1)));
+          gsize nb = core_set_base_k (ms, l + 1, core, v, sh_ways (sh, l + 1));
+          __builtin_prefetch (N->lo + nb);
         }
     }
   return FALSE;
@@ -1389,14 +1390,15 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
     {
       st->level[0].misses[kind]++;
       st->class_misses[cls][0]++;
-      /* The outer tag sets are likely host-cache misses: start them all
-       * now so that they overlap. */
+      /* The outer sets are likely host-cache misses: start them all now
+       * so that they overlap.  Their low tag halves are what the probes
+       * compare (find_way_lo); a hit's tag is one more load after them. */
       if (sh == SH_3L)
         {
           bases[1] = core_set_base_k (ms, 1, core, block, sh_ways (sh, 1));
-          __builtin_prefetch (ms->lv[1].tag + bases[1]);
+          __builtin_prefetch (ms->lv[1].lo + bases[1]);
           bases[2] = core_set_base_k (ms, 2, core, block, sh_ways (sh, 2));
-          __builtin_prefetch (ms->lv[2].tag + bases[2]);
+          __builtin_prefetch (ms->lv[2].lo + bases[2]);
           if (!probe_level (ms, 1, core, block, kind, cls, st, bases, &hit, &hit_base,
                             &hit_way, &hit_bits, sh))
             probe_level (ms, 2, core, block, kind, cls, st, bases, &hit, &hit_base,
@@ -1407,7 +1409,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
           for (guint l = 1; l < ms->n_levels; l++)
             {
               bases[l] = core_set_base (ms, l, core, block);
-              __builtin_prefetch (ms->lv[l].tag + bases[l]);
+              __builtin_prefetch (ms->lv[l].lo + bases[l]);
             }
           for (guint l = 1; l < ms->n_levels; l++)
             if (probe_level (ms, l, core, block, kind, cls, st, bases, &hit, &hit_base,
@@ -1760,22 +1762,14 @@ l1_touch (Level *L, const L1Row *r, gsize off, guint way, guint n)
     rank_touch_n (r->st + 2 * off + n, way, n);
 }
 
-/* One line of the CPU whose L1 row is @r; @p is MISS_PACK of the access's
- * kind, class, no way yet and whether its latency goes to the CPU's cycles
- * (MISS_COUNT): what the miss path needs in one register, which leaves the
- * hit path fewer values to keep (it saves three registers, not five).  @n
- * is the L1's ways as a constant (or 0).  The set, its states and the
- * counters come from the row; only a miss needs the set's index in the
- * level, and access_miss computes it. */
+/* The rest of access_line_at once the L1 probe found way @w (or -1) of
+ * the set at @off (tag index within the row). */
 static ALWAYS_INLINE guint32
-access_line_at (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n)
+access_line_way (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n, gsize off,
+                 int w)
 {
   Level *L = &ms->lv[0];
   SimAccKind kind = MISS_KIND (p);
-  gsize off = (gsize) (block & L->set_mask) * (n ? n : L->ways);
-  SimCpuMemStats *st = r->stats;
-  st->level[0].accesses[kind]++;
-  int w = n ? find_way_n (r->tag + off, block, n) : find_way (L, r->row + off, block);
   if (G_LIKELY (w >= 0))
     {
       guint8 *sp = r->st + 2 * off;
@@ -1790,11 +1784,44 @@ access_line_at (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n)
            * the way just used. */
           l1_touch (L, r, off, (guint) w, n);
           if (p & MISS_COUNT)
-            st->cycles += L->latency;
+            r->stats->cycles += L->latency;
           return L->latency;
         }
     }
   return access_miss (ms, r, block, p + MISS_WAY_PACK (w));
+}
+
+/* access_line_at's probe for an 8-way set whose lowest low-half match was
+ * another line (find_way_lo_try's -2): the 64-bit tags decide.  Out of
+ * line and a tail call, so that the hit path keeps no more registers. */
+static G_GNUC_NO_INLINE guint32
+access_line_alias (SimMemSys *ms, const L1Row *r, guint64 block, guint p)
+{
+  gsize off = (gsize) (block & ms->lv[0].set_mask) * 8;
+  return access_line_way (ms, r, block, p, 8, off, find_way_n (r->tag + off, block, 8));
+}
+
+/* One line of the CPU whose L1 row is @r; @p is MISS_PACK of the access's
+ * kind, class, no way yet and whether its latency goes to the CPU's cycles
+ * (MISS_COUNT): what the miss path needs in one register, which leaves the
+ * hit path fewer values to keep (it saves three registers, not five).  @n
+ * is the L1's ways as a constant (8 or 0).  The set, its states and the
+ * counters come from the row; only a miss needs the set's index in the
+ * level, and access_miss computes it. */
+static ALWAYS_INLINE guint32
+access_line_at (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n)
+{
+  Level *L = &ms->lv[0];
+  gsize off = (gsize) (block & L->set_mask) * (n ? n : L->ways);
+  r->stats->level[0].accesses[MISS_KIND (p)]++;
+  if (n)
+    {
+      int w = find_way_lo_try (r->lo + off, r->tag + off, block, n);
+      if (G_UNLIKELY (w == -2))
+        return access_line_alias (ms, r, block, p);
+      return access_line_way (ms, r, block, p, n, off, w);
+    }
+  return access_line_way (ms, r, block, p, n, off, find_way (L, r->row + off, block));
 }
 
 /* access_line_at with the CPU's row. */
@@ -1871,10 +1898,11 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
 static inline void
 prefetch_set (const Level *L, gsize base)
 {
-  const guint64 *t = L->tag + base;
-  __builtin_prefetch (t);
-  if (L->ways > 8)
-    __builtin_prefetch (t + L->ways - 1);
+  /* The low tag halves (up to 16 ways in one host line) are what the
+   * search reads; a hit then reads its way's tag, among the first eight
+   * in the first line. */
+  __builtin_prefetch (L->lo + base);
+  __builtin_prefetch (L->tag + base);
   __builtin_prefetch (ST (L, base));
 }
 
@@ -1907,7 +1935,7 @@ hint_rows (SimMemSys *ms)
           {
             const Level *L = &ms->lv[l];
             gsize row = ms->core_row[l][ms->core_of[c]];
-            ms->hint_row[c * ms->n_levels + l] = (HintRow) { L->tag + row, ST (L, row), row };
+            ms->hint_row[c * ms->n_levels + l] = (HintRow) { L->tag + row, L->lo + row, ST (L, row), row };
           }
     }
   return ms->hint_row;
@@ -1920,9 +1948,8 @@ hint_level (const Level *L, const HintRow *row, guint64 block, guint n)
 {
   guint ways = n ? n : L->ways;
   gsize i = (gsize) (block & L->set_mask) * ways;
+  __builtin_prefetch (row->lo + i);     /* as prefetch_set */
   __builtin_prefetch (row->tag + i);
-  if (ways > 8)
-    __builtin_prefetch (row->tag + i + ways - 1);
   __builtin_prefetch (row->st + 2 * i);
 }
 
@@ -2148,6 +2175,8 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
               {
                 gsize k = ((gsize) i * L->sets + set) * L->ways + way;
                 guint64 b = L->tag[k];
+                if (L->lo[k] != (guint32) b)
+                  return check_fail (error, "a tag's low half differs from the tag", b, i);
                 if (L->repl == SIM_REPL_PLRU && plru_valid_kept (L->ways)
                     && ((L->plru[k / L->ways] >> (PLRU_VALID + way)) & 1) != (b != NO_LINE))
                   return check_fail (error, "PLRU valid bit differs from the way's tag", b, i);

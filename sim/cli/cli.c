@@ -1,6 +1,9 @@
 /* cli.c - verb table, help, and the GError-to-exit-code policy. */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
+#include "sim/core/output.h"
+#include "sim/core/stdin.h"
+#include "sim/run/replay.h"
 #include "slabsim-config.h"
 
 #include <glib/gstdio.h>
@@ -110,6 +113,57 @@ sim_cli_at_most_args (const char *verb, int argc, char **argv, int max_args, GEr
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+sim_cli_choice (const char *verb, const char *option, const char *value,
+                const char *const *names, guint *index, GError **error)
+{
+  if (value == NULL)
+    return TRUE;
+  for (guint i = 0; names[i]; i++)
+    if (strcmp (value, names[i]) == 0)
+      {
+        *index = i;
+        return TRUE;
+      }
+  GString *list = g_string_new (NULL);
+  for (guint i = 0; names[i]; i++)
+    g_string_append_printf (list, "%s%s", i == 0 ? "" : names[i + 1] ? ", " : " or ", names[i]);
+  g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION, "%s: %s takes %s, not \"%s\"",
+               verb, option, list->str, value);
+  g_string_free (list, TRUE);
+  return FALSE;
+}
+
+gboolean
+sim_cli_before_replay (const char *verb, const char *output, const char *trace, GError **error)
+{
+  if (sim_output_check (output, error) &&
+      (strcmp (trace, "-") != 0 || sim_stdin_spool (error)))
+    return TRUE;
+  g_prefix_error (error, "%s: ", verb);
+  return FALSE;
+}
+
+gboolean
+sim_cli_uint_in (const char *s, guint min, guint max, guint *out)
+{
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (s, &end, 10);
+  if (*s == '\0' || *s == '-' || *end != '\0' || v < min || v > max)
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
+const char *const sim_cli_page_events_names[] = { "replay", "ignore", NULL };
+G_STATIC_ASSERT (SIM_PAGE_EVENTS_REPLAY == 0 && SIM_PAGE_EVENTS_IGNORE == 1);
+
+SimMachine *
+sim_cli_machine_load (const char *name, const char *const *sets, GError **error)
+{
+  return sim_machine_load (name ? name : SIM_CLI_DEFAULT_MACHINE, sets, error);
 }
 
 gboolean

@@ -39,6 +39,32 @@ gboolean sim_cli_at_most_args (const char *verb, int argc, char **argv, int max_
 GOptionContext *sim_cli_context (const char *verb, const char *parameter_string,
                                  const char *summary);
 
+/* The index in @names (NULL-terminated) of @value, the word an option
+ * @option ("--touch") of @verb takes; @index is left as it is when @value is
+ * NULL (the option was not given).  Any other word is a usage error
+ * "VERB: OPTION takes A, B or C, not "VALUE"". */
+gboolean sim_cli_choice (const char *verb, const char *option, const char *value,
+                         const char *const *names, guint *index, GError **error);
+
+/* @s, an option's value, as a whole number in @min..@max (decimal, as
+ * g_ascii_strtoull reads it, no sign); FALSE, @out untouched, when it is
+ * not one.  The caller words the error. */
+gboolean sim_cli_uint_in (const char *s, guint min, guint max, guint *out);
+
+/* The words of --page-events (run, validate), in SimPageEventsMode's order. */
+extern const char *const sim_cli_page_events_names[];
+
+/* Before a verb's replays of @trace, which may take minutes: a bad -o
+ * @output fails now, and a trace on standard input ("-"), which they read
+ * more than once, is copied to a spool file first.  Errors are prefixed "VERB: ". */
+gboolean sim_cli_before_replay (const char *verb, const char *output, const char *trace,
+                                GError **error);
+
+/* The machine a verb runs on when it is given no --machine. */
+#define SIM_CLI_DEFAULT_MACHINE "nehalem-ep-2s"
+/* sim_machine_load() of @name, or of the default machine when @name is NULL. */
+SimMachine *sim_cli_machine_load (const char *name, const char *const *sets, GError **error);
+
 /* Output formats shared by verbs. */
 typedef enum { SIM_FORMAT_TEXT, SIM_FORMAT_JSON, SIM_FORMAT_CSV } SimFormat;
 gboolean sim_cli_format (const char *s, guint allowed_mask, SimFormat *out,

@@ -363,8 +363,7 @@ sim_cmd_cachesim (int argc, char **argv, GError **error)
     }
   else
     {
-      m = sim_machine_load (machine ? machine : "nehalem-ep-2s",
-                            (const char *const *) sets, error);
+      m = sim_cli_machine_load (machine, (const char *const *) sets, error);
       if (m == NULL)
         {
           g_prefix_error (error, "cachesim: ");

@@ -11,8 +11,6 @@
 
 #include <stdio.h>
 
-#define DEFAULT_MACHINE "nehalem-ep-2s"
-
 static gboolean
 cmd_show (int argc, char **argv, GError **error)
 {
@@ -24,7 +22,7 @@ cmd_show (int argc, char **argv, GError **error)
   };
   g_autoptr (GOptionContext) ctx = sim_cli_context (argv[0], "[NAME|FILE]",
     "Print the effective machine description as YAML, every default filled.\n"
-    "NAME is a bundled machine (see \"slabsim machine list\"); default " DEFAULT_MACHINE ".");
+    "NAME is a bundled machine (see \"slabsim machine list\"); default " SIM_CLI_DEFAULT_MACHINE ".");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!sim_cli_parse (ctx, argv[0], &argc, &argv, error))
     return FALSE;
@@ -35,7 +33,7 @@ cmd_show (int argc, char **argv, GError **error)
                    argv[0], argv[1], argv[2]);
       return FALSE;
     }
-  g_autoptr (SimMachine) m = sim_machine_load (argc == 2 ? argv[1] : DEFAULT_MACHINE,
+  g_autoptr (SimMachine) m = sim_machine_load (argc == 2 ? argv[1] : SIM_CLI_DEFAULT_MACHINE,
                                                (const char *const *) sets, error);
   if (m == NULL)
     return FALSE;

@@ -80,18 +80,11 @@ sim_cmd_record (int argc, char **argv, GError **error)
       return FALSE;
     }
   o.buffer_kb = 131072;
-  if (buffer)
+  if (buffer && !sim_cli_uint_in (buffer, 1, 1u << 24, &o.buffer_kb))
     {
-      char *end = NULL;
-      guint64 v = g_ascii_strtoull (buffer, &end, 10);
-      if (*buffer == '\0' || *buffer == '-' || *end != '\0' || v == 0 || v > (1u << 24))
-        {
-          g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                       "%s: --buffer-kb: \"%s\" is not a whole number in 1..16777216",
-                       verb, buffer);
-          return FALSE;
-        }
-      o.buffer_kb = (guint) v;
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "%s: --buffer-kb: \"%s\" is not a whole number in 1..16777216", verb, buffer);
+      return FALSE;
     }
   g_auto (GStrv) list = events ? g_strsplit (events, ",", -1)
                                : g_strdupv ((char **) sim_record_default_events ());

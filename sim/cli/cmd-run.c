@@ -1,7 +1,6 @@
 /* cmd-run.c - "slabsim run": replay a trace through one or more allocators. */
 #include "sim/cli/cli.h"
 #include "sim/core/errors.h"
-#include "sim/core/stdin.h"
 #include "sim/core/output.h"
 #include "sim/config/machine.h"
 #include "sim/run/replay.h"
@@ -265,44 +264,22 @@ sim_cmd_run (int argc, char **argv, GError **error)
   SimReplayOptions opt = { .mode = SIM_REPLAY_ORDERED, .touch = SIM_TOUCH_LINE,
                            .check = check, .check_every = check_every > 0 ? (guint64) check_every : 0,
                            .per_cpu = per_cpu, .lenient = lenient };
-  if (replay && strcmp (replay, "timed") == 0)
-    opt.mode = SIM_REPLAY_TIMED;
-  else if (replay && strcmp (replay, "ordered") != 0)
-    {
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "run: --replay takes ordered or timed, not \"%s\"", replay);
-      return FALSE;
-    }
-  if (touch)
-    {
-      if (strcmp (touch, "none") == 0)
-        opt.touch = SIM_TOUCH_NONE;
-      else if (strcmp (touch, "object") == 0)
-        opt.touch = SIM_TOUCH_OBJECT;
-      else if (strcmp (touch, "line") != 0)
-        {
-          g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                       "run: --touch takes none, line or object, not \"%s\"", touch);
-          return FALSE;
-        }
-    }
-
-  if (page_events && strcmp (page_events, "ignore") == 0)
-    opt.page_events = SIM_PAGE_EVENTS_IGNORE;
-  else if (page_events && strcmp (page_events, "replay") != 0)
-    {
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "run: --page-events takes replay or ignore, not \"%s\"", page_events);
-      return FALSE;
-    }
-  if (warm && strcmp (warm, "unknown-frees") == 0)
-    opt.warm = TRUE;
-  else if (warm && strcmp (warm, "none") != 0)
-    {
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "run: --warm takes none or unknown-frees, not \"%s\"", warm);
-      return FALSE;
-    }
+  /* The words in the order of the enums they stand for. */
+  static const char *const replay_names[] = { "ordered", "timed", NULL };
+  static const char *const touch_names[] = { "none", "line", "object", NULL };
+  static const char *const warm_names[] = { "none", "unknown-frees", NULL };
+  G_STATIC_ASSERT (SIM_REPLAY_TIMED == 1 && SIM_TOUCH_LINE == 1 && SIM_TOUCH_OBJECT == 2);
+  guint mode = opt.mode, touch_model = opt.touch, pmode = opt.page_events, warm_mode = 0;
+  if (!sim_cli_choice ("run", "--replay", replay, replay_names, &mode, error) ||
+      !sim_cli_choice ("run", "--touch", touch, touch_names, &touch_model, error) ||
+      !sim_cli_choice ("run", "--page-events", page_events,
+                       sim_cli_page_events_names, &pmode, error) ||
+      !sim_cli_choice ("run", "--warm", warm, warm_names, &warm_mode, error))
+    return FALSE;
+  opt.mode = mode;
+  opt.touch = touch_model;
+  opt.page_events = pmode;
+  opt.warm = warm_mode == 1;
   if (emit_path && allocators && g_strv_length (allocators) > 1)
     {
       g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
@@ -320,23 +297,13 @@ sim_cmd_run (int argc, char **argv, GError **error)
       g_prefix_error (error, "run: --emit-trace: ");
       return FALSE;
     }
-  /* Before the replay, which may take minutes: a bad -o fails now. */
-  if (!sim_output_check (output, error))
-    {
-      g_prefix_error (error, "run: ");
-      return FALSE;
-    }
-  /* The trace is read more than once (the decode, the provenance hash, a
-   * second decode if the spool cannot be written): a piped standard input
-   * is copied first. */
-  if (strcmp (argv[1], "-") == 0 && !sim_stdin_spool (error))
-    {
-      g_prefix_error (error, "run: ");
-      return FALSE;
-    }
+  /* The trace is read more than once: the decode, the provenance hash, a
+   * second decode if the decoded-trace spool cannot be written. */
+  if (!sim_cli_before_replay ("run", output, argv[1], error))
+    return FALSE;
 
-  g_autoptr (SimMachine) machine = sim_machine_load (machine_name ? machine_name : "nehalem-ep-2s",
-                                                     (const char *const *) sets, error);
+  g_autoptr (SimMachine) machine = sim_cli_machine_load (machine_name, (const char *const *) sets,
+                                                         error);
   if (machine == NULL)
     return FALSE;
   opt.machine = machine;

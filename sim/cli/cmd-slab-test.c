@@ -59,26 +59,19 @@ sim_cmd_slab_test (int argc, char **argv, GError **error)
       return FALSE;
     }
   SimSlabTestOptions opt = { .count = DEFAULT_COUNT, .tests = SIM_SLAB_TEST_ALL };
-  if (count_s)
+  if (count_s && !sim_cli_uint_in (count_s, 1, MAX_COUNT, &opt.count))
     {
-      char *end = NULL;
-      guint64 v = g_ascii_strtoull (count_s, &end, 10);
-      if (*count_s == '\0' || *count_s == '-' || *end != '\0' || v < 1 || v > MAX_COUNT)
-        {
-          g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                       "%s: --count: \"%s\" is not a whole number in 1..%u", verb, count_s,
-                       MAX_COUNT);
-          return FALSE;
-        }
-      opt.count = (guint) v;
+      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
+                   "%s: --count: \"%s\" is not a whole number in 1..%u", verb, count_s, MAX_COUNT);
+      return FALSE;
     }
   if (tests && !sim_slab_test_parse_tests (tests, &opt.tests, error))
     {
       g_prefix_error (error, "%s: ", verb);
       return FALSE;
     }
-  g_autoptr (SimMachine) machine = sim_machine_load (machine_name ? machine_name : "nehalem-ep-2s",
-                                                     (const char *const *) sets, error);
+  g_autoptr (SimMachine) machine = sim_cli_machine_load (machine_name, (const char *const *) sets,
+                                                         error);
   if (machine == NULL)
     return FALSE;
   opt.machine = machine;

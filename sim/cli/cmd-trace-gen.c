@@ -28,14 +28,9 @@ static gboolean
 count (const char *verb, const char *what, const char *s, guint min, guint max,
        guint *out, GError **error)
 {
-  if (s == NULL)
+  if (s == NULL || sim_cli_uint_in (s, min, max, out))
     return TRUE;
-  char *end = NULL;
-  guint64 v = g_ascii_strtoull (s, &end, 10);
-  if (*s == '\0' || *end != '\0' || *s == '-' || v < min || v > max)
-    return usage (error, verb, "%s: \"%s\" is not a whole number in %u..%u", what, s, min, max);
-  *out = (guint) v;
-  return TRUE;
+  return usage (error, verb, "%s: \"%s\" is not a whole number in %u..%u", what, s, min, max);
 }
 
 gboolean

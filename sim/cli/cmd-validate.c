@@ -6,7 +6,6 @@
 #include "sim/run/validate.h"
 #include "sim/run/cpu-map.h"
 #include "sim/report/validate-report.h"
-#include "sim/core/stdin.h"
 #include "sim/core/output.h"
 
 #include <stdio.h>
@@ -25,7 +24,7 @@ default_machine (const char *trace, gboolean lenient, GError **error)
   SimTraceEvent ev;
   while (sim_trace_reader_next (r, &ev, error))
     if (ev.kind == SIM_TRACE_CACHE_ALLOC)
-      return ev.cache_id && ev.accounted >= 0 ? "recording-vm" : "nehalem-ep-2s";
+      return ev.cache_id && ev.accounted >= 0 ? "recording-vm" : SIM_CLI_DEFAULT_MACHINE;
   if (error && *error)
     return NULL;
   return "recording-vm";
@@ -76,34 +75,19 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   if (format && !sim_cli_format (format, SIM_FORMAT_MASK (SIM_FORMAT_TEXT) |
                                  SIM_FORMAT_MASK (SIM_FORMAT_JSON), &fmt, error))
     return FALSE;
-  /* Before three replays: a bad -o fails now. */
-  if (!sim_output_check (output, error))
-    {
-      g_prefix_error (error, "validate: ");
-      return FALSE;
-    }
-  /* Three replays and the recorded side all read the trace: a piped
-   * standard input is copied first. */
-  if (strcmp (argv[1], "-") == 0 && !sim_stdin_spool (error))
-    {
-      g_prefix_error (error, "validate: ");
-      return FALSE;
-    }
+  /* Three replays and the recorded side all read the trace. */
+  if (!sim_cli_before_replay ("validate", output, argv[1], error))
+    return FALSE;
   const char *mname = machine_name;
   if (mname == NULL && (mname = default_machine (argv[1], lenient, error)) == NULL)
     return FALSE;
   g_autoptr (SimMachine) machine = sim_machine_load (mname, (const char *const *) sets, error);
   if (machine == NULL)
     return FALSE;
-  SimPageEventsMode pmode = SIM_PAGE_EVENTS_REPLAY;
-  if (page_events && strcmp (page_events, "ignore") == 0)
-    pmode = SIM_PAGE_EVENTS_IGNORE;
-  else if (page_events && strcmp (page_events, "replay") != 0)
-    {
-      g_set_error (error, SIM_USAGE_ERROR, SIM_USAGE_ERROR_BAD_OPTION,
-                   "validate: --page-events takes replay or ignore, not \"%s\"", page_events);
-      return FALSE;
-    }
+  guint pmode = SIM_PAGE_EVENTS_REPLAY;
+  if (!sim_cli_choice ("validate", "--page-events", page_events, sim_cli_page_events_names,
+                       &pmode, error))
+    return FALSE;
   SimCpuMap map;
   if (!sim_cpu_map_init (&map, machine, cpu_map, error))
     {

@@ -183,45 +183,44 @@ bad:
 
 static SimJsonValue *parse_value (Parser *ps, GError **error);
 
+/* One or more digits, skipped; without one, the error "expected a
+ * digit@what". */
+static gboolean
+digits (Parser *ps, const char *what, GError **error)
+{
+  if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
+    {
+      fail (ps, error, "expected a digit%s", what);
+      return FALSE;
+    }
+  while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
+    ps->p++;
+  return TRUE;
+}
+
 static SimJsonValue *
 parse_number (Parser *ps, GError **error)
 {
   const char *start = ps->p;
   if (ps->p < ps->end && *ps->p == '-')
     ps->p++;
-  if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-    {
-      fail (ps, error, "expected a digit");
-      return NULL;
-    }
-  if (*ps->p == '0')
-    ps->p++;
-  else
-    while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
-      ps->p++;
+  if (ps->p < ps->end && *ps->p == '0')
+    ps->p++;                    /* no leading zeros: "01" ends after the 0 */
+  else if (!digits (ps, "", error))
+    return NULL;
   if (ps->p < ps->end && *ps->p == '.')
     {
       ps->p++;
-      if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-        {
-          fail (ps, error, "expected a digit after the decimal point");
-          return NULL;
-        }
-      while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
-        ps->p++;
+      if (!digits (ps, " after the decimal point", error))
+        return NULL;
     }
   if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E'))
     {
       ps->p++;
       if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
         ps->p++;
-      if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-        {
-          fail (ps, error, "expected a digit in the exponent");
-          return NULL;
-        }
-      while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
-        ps->p++;
+      if (!digits (ps, " in the exponent", error))
+        return NULL;
     }
   SimJsonValue *v = value_new (SIM_JSON_NUMBER);
   v->text = g_strndup (start, ps->p - start);

@@ -701,40 +701,34 @@ same_cache_name (const char *a, const char *b)
   return strcmp (ka, kb) == 0;
 }
 
+/* Whether cache @c has an alias naming @name's kmalloc class or cache. */
+static gboolean
+has_alias (const SimJsonValue *c, const char *name)
+{
+  const SimJsonValue *aliases = sim_json_get (c, "aliases");
+  for (guint k = 0; k < sim_json_len (aliases); k++)
+    if (same_cache_name (sim_json_str (sim_json_item (aliases, k), NULL), name))
+      return TRUE;
+  return FALSE;
+}
+
 const SimJsonValue *
 sim_report_find_cache (const SimJsonValue *result, const char *name)
 {
-  const SimJsonValue *caches0 = sim_json_get (result, "caches");
-  for (guint i = 0; i < sim_json_len (caches0); i++)
-    {
-      const SimJsonValue *c = sim_json_item (caches0, i);
-      if (g_strcmp0 (sim_json_str (sim_json_get (c, "name"), NULL), name) == 0)
-        return c;
-    }
-  /* The same kmalloc class under this era's name. */
-  for (guint i = 0; i < sim_json_len (caches0); i++)
-    {
-      const SimJsonValue *c = sim_json_item (caches0, i);
-      if (same_cache_name (sim_json_str (sim_json_get (c, "name"), NULL), name))
-        return c;
-    }
+  /* Three passes, each over all the caches: the cache of that name; the
+   * same kmalloc class under this era's name; a merged cache with an alias
+   * of it (eras name merged caches differently: ":t-0000256",
+   * ":0000256"). */
   const SimJsonValue *caches = sim_json_get (result, "caches");
-  for (guint i = 0; i < sim_json_len (caches); i++)
-    {
-      const SimJsonValue *c = sim_json_item (caches, i);
-      if (g_strcmp0 (sim_json_str (sim_json_get (c, "name"), NULL), name) == 0)
-        return c;
-    }
-  /* Eras name merged caches differently (":t-0000256", ":0000256"): an
-   * alias of the same cache will do. */
-  for (guint i = 0; i < sim_json_len (caches); i++)
-    {
-      const SimJsonValue *c = sim_json_item (caches, i);
-      const SimJsonValue *aliases = sim_json_get (c, "aliases");
-      for (guint k = 0; k < sim_json_len (aliases); k++)
-        if (same_cache_name (sim_json_str (sim_json_item (aliases, k), NULL), name))
+  for (int pass = 0; pass < 3; pass++)
+    for (guint i = 0; i < sim_json_len (caches); i++)
+      {
+        const SimJsonValue *c = sim_json_item (caches, i);
+        const char *cn = sim_json_str (sim_json_get (c, "name"), NULL);
+        if (pass == 0 ? g_strcmp0 (cn, name) == 0
+            : pass == 1 ? same_cache_name (cn, name) : has_alias (c, name))
           return c;
-    }
+      }
   return NULL;
 }
 

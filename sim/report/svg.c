@@ -58,6 +58,16 @@ baseline_last (const SimReportData *d, guint j)
   return j + 1 < d->entries->len ? j + 1 : d->baseline;
 }
 
+/* Cache @name of the @j-th entry drawn (baseline_last), NULL when that
+ * result has none; @i is set to the entry's index. */
+static const SimJsonValue *
+drawn_cache (const SimReportData *d, guint j, const char *name, guint *i)
+{
+  *i = baseline_last (d, j);
+  const SimReportEntry *e = g_ptr_array_index (d->entries, *i);
+  return sim_report_find_cache (e->result, name);
+}
+
 static void
 svg_begin (GString *o, double w, double h, gboolean standalone, const char *title)
 {
@@ -492,9 +502,8 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
           double y = top + c * rh + rh / 2, lo = 101, hi = -1;
           for (guint j = 0; j < d->entries->len; j++)
             {
-              guint i = baseline_last (d, j);
-              const SimReportEntry *e = g_ptr_array_index (d->entries, i);
-              const SimJsonValue *cv = sim_report_find_cache (e->result, name);
+              guint i;
+              const SimJsonValue *cv = drawn_cache (d, j, name, &i);
               if (cv == NULL)
                 continue;
               double v = cache_fast (cv, kinds[k]);
@@ -506,11 +515,11 @@ sim_svg_caches (const SimReportData *d, gboolean standalone)
                   "stroke=\"#cbd2d9\" stroke-width=\"8\" stroke-linecap=\"round\"");
           for (guint j = 0; j < d->entries->len; j++)
             {
-              guint i = baseline_last (d, j);
-              const SimReportEntry *e = g_ptr_array_index (d->entries, i);
-              const SimJsonValue *cv = sim_report_find_cache (e->result, name);
+              guint i;
+              const SimJsonValue *cv = drawn_cache (d, j, name, &i);
               if (cv == NULL)
                 continue;
+              const SimReportEntry *e = g_ptr_array_index (d->entries, i);
               /* Which cache of this result was matched: another era's
                * name for the class, or the merged cache holding it. */
               g_string_append (o, "<g><title>");

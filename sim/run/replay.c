@@ -1244,9 +1244,14 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
   if (opt->progress == NULL && !(opt->check && opt->check_every))
     {
       /* The loop below without what a run without progress and periodic
-       * checks never does. */
+       * checks never does (the host-cache hints stay: a merge once dropped
+       * them from this loop, the one a plain run takes). */
       for (guint i = 0; i < n; i++)
         {
+          if (i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
+            sim_trace_account_prefetch (rp->acct, evs[i + SIM_ACCOUNT_PREFETCH_AHEAD].ptr);
+          if (i + REPLAY_OBJECT_AHEAD < n)
+            prefetch_freed_object (rp, &evs[i + REPLAY_OBJECT_AHEAD]);
           if (!apply_untraced (rp, &evs[i], error) || !replay_event (rp, &evs[i], error))
             return FALSE;
           rp->n_events++;

@@ -241,17 +241,33 @@ claim_key (Loader *ld, const char *key, const SimYamlNode *node, gboolean varies
   return TRUE;
 }
 
+/* @node as a @kind (sim_yaml_expect's error otherwise) with at least one
+ * entry; an empty one is a BAD_VALUE error at the node, worded by @fmt. */
+static gboolean
+expect_entries (const SimYamlNode *node, SimYamlKind kind, GError **error,
+                const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+expect_entries (const SimYamlNode *node, SimYamlKind kind, GError **error, const char *fmt, ...)
+{
+  if (!sim_yaml_expect (node, kind, error))
+    return FALSE;
+  if (node->children->len > 0)
+    return TRUE;
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  sim_yaml_error (error, node, FALSE, SIM_CONFIG_ERROR_BAD_VALUE, "%s", msg);
+  return FALSE;
+}
+
 static gboolean
 load_grid_or_zip (Loader *ld, const SimYamlNode *map, gboolean zip, GError **error)
 {
-  if (!sim_yaml_expect (map, SIM_YAML_MAPPING, error))
+  if (!expect_entries (map, SIM_YAML_MAPPING, error, "empty %s (expected KEY: [VALUES...] entries)",
+                       zip ? "zip" : "grid"))
     return FALSE;
-  if (map->children->len == 0)
-    {
-      sim_yaml_error (error, map, FALSE, SIM_CONFIG_ERROR_BAD_VALUE,
-                      "empty %s (expected KEY: [VALUES...] entries)", zip ? "zip" : "grid");
-      return FALSE;
-    }
   Axis *acc = NULL;
   guint zip_len = 0;
   const SimYamlNode *first = NULL;
@@ -337,14 +353,9 @@ load_grid_or_zip (Loader *ld, const SimYamlNode *map, gboolean zip, GError **err
 static gboolean
 load_list (Loader *ld, const SimYamlNode *seq, GError **error)
 {
-  if (!sim_yaml_expect (seq, SIM_YAML_SEQUENCE, error))
+  if (!expect_entries (seq, SIM_YAML_SEQUENCE, error,
+                       "empty list (expected mappings of KEY: VALUE, one per point)"))
     return FALSE;
-  if (seq->children->len == 0)
-    {
-      sim_yaml_error (error, seq, FALSE, SIM_CONFIG_ERROR_BAD_VALUE,
-                      "empty list (expected mappings of KEY: VALUE, one per point)");
-      return FALSE;
-    }
   Axis *axis = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_ptr_array_add (ld->axes, axis);
   GHashTable *seen = g_hash_table_new (g_str_hash, g_str_equal);
@@ -352,15 +363,8 @@ load_list (Loader *ld, const SimYamlNode *seq, GError **error)
   for (guint i = 0; i < seq->children->len && ok; i++)
     {
       const SimYamlNode *item = g_ptr_array_index (seq->children, i);
-      if (!sim_yaml_expect (item, SIM_YAML_MAPPING, error))
+      if (!expect_entries (item, SIM_YAML_MAPPING, error, "empty point (expected KEY: VALUE entries)"))
         {
-          ok = FALSE;
-          break;
-        }
-      if (item->children->len == 0)
-        {
-          sim_yaml_error (error, item, FALSE, SIM_CONFIG_ERROR_BAD_VALUE,
-                          "empty point (expected KEY: VALUE entries)");
           ok = FALSE;
           break;
         }
@@ -397,14 +401,9 @@ static gboolean
 load_axes (Loader *ld, const SimYamlNode *axes, GError **error)
 {
   static const char *const kinds[] = { "grid", "zip", "list", NULL };
-  if (!sim_yaml_expect (axes, SIM_YAML_SEQUENCE, error))
+  if (!expect_entries (axes, SIM_YAML_SEQUENCE, error,
+                       "empty list of axes (expected - grid: ..., - zip: ... or - list: ...)"))
     return FALSE;
-  if (axes->children->len == 0)
-    {
-      sim_yaml_error (error, axes, FALSE, SIM_CONFIG_ERROR_BAD_VALUE,
-                      "empty list of axes (expected - grid: ..., - zip: ... or - list: ...)");
-      return FALSE;
-    }
   for (guint i = 0; i < axes->children->len; i++)
     {
       const SimYamlNode *ax = g_ptr_array_index (axes->children, i);

@@ -561,6 +561,62 @@ test_stress_plru_valid_bits (void **state)
     }
 }
 
+/* The tag search of 8- and 16-way sets compares the low 32 bits of the
+ * line numbers first (memsys-internal.h, find_way_lo) and confirms a
+ * candidate with its full tag; lines whose numbers differ only above bit
+ * 31 share their low halves.  Two memory systems get the same random
+ * accesses, one to lines low + h * 2^32 (up to four such lines in every
+ * set, so candidates are often the wrong line), the other to low + h *
+ * 2^20 (the same sets and home nodes, distinct low halves): every latency
+ * and counter must agree, and sim_memsys_check (which compares the halves
+ * with the tags) must hold.  The common shape's miss path and a machine
+ * with the same ways that is not of that shape (L3 not inclusive). */
+static void
+test_tag_low_half_aliases (void **state)
+{
+  (void) state;
+  for (guint v = 0; v < 3; v++)
+    {
+      g_autoptr (SimMachine) m = tm_common_shape (v == 1 ? SIM_COH_MOESI : SIM_COH_MESIF,
+                                                  v == 2 ? SIM_REPL_LRU : SIM_REPL_PLRU,
+                                                  SIM_REPL_LRU);
+      if (v == 2)
+        m->levels[2].inclusion = SIM_INCL_NINE;
+      m->numa = FALSE;
+      g_autoptr (SimMemSys) alias = tm_memsys_new (m);
+      g_autoptr (SimMemSys) plain = tm_memsys_new (m);
+      assert_int_equal (memsys_shape_3l (alias), v != 2);
+      guint64 x = 777 + v;
+      for (guint i = 0; i < 60000; i++)
+        {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          guint cpu = (guint) ((x >> 58) % m->n_cpus);
+          guint64 low = (x >> 20) % 1024, h = (x >> 40) % 4;
+          SimAccKind k = (SimAccKind) ((x >> 33) % 3);
+          guint32 la = sim_memsys_access (alias, cpu, (low + (h << 32)) * 64, 8, k);
+          guint32 lp = sim_memsys_access (plain, cpu, (low + (h << 20)) * 64, 8, k);
+          if (la != lp)
+            {
+              print_error ("access %u: latency %u with aliasing low halves, %u without\n",
+                           i, la, lp);
+              fail ();
+            }
+          if (i % 10000 == 9999)
+            {
+              GError *error = NULL;
+              if (!sim_memsys_check (alias, &error))
+                {
+                  print_error ("after %u accesses: %s\n", i + 1, error->message);
+                  fail ();
+                }
+            }
+        }
+      for (guint c = 0; c < m->n_cpus; c++)
+        assert_memory_equal (sim_memsys_cpu_stats (alias, c), sim_memsys_cpu_stats (plain, c),
+                             sizeof (SimCpuMemStats));
+    }
+}
+
 int
 main (void)
 {
@@ -584,6 +640,7 @@ main (void)
     cmocka_unit_test (test_stress_core2_smt),
     cmocka_unit_test (test_stress_common_shape),
     cmocka_unit_test (test_stress_plru_valid_bits),
+    cmocka_unit_test (test_tag_low_half_aliases),
     cmocka_unit_test (test_prefetch_changes_nothing),
     cmocka_unit_test (test_batches_match_single_accesses),
   };

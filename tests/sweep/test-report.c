@@ -5,6 +5,7 @@
  * The tests only compare; scripts/regen-goldens rewrites the goldens. */
 #include "tests/testutil.h"
 #include "sim/report/json-parse.h"
+#include "sim/report/report-data.h"
 
 #include <string.h>
 #include <glib/gstdio.h>
@@ -177,6 +178,39 @@ test_run_json_input (void **state)
   g_unlink (bad);
 }
 
+/* sim_report_find_cache's order: the exact name before an earlier cache of
+ * the same kmalloc class, the class before an alias, and an alias (of the
+ * class) last. */
+static void
+test_find_cache (void **state)
+{
+  (void) state;
+  static const char json[] =
+    "{\"caches\": [{\"name\": \"size-512\"}, {\"name\": \"kmalloc-512\"},"
+    " {\"name\": \":t-0000256\", \"aliases\": [\"kmalloc-256\", \"foo\", \"kmalloc-1k\"]},"
+    " {\"name\": \"kmalloc-1024\"}, {\"name\": \"foo-2\", \"aliases\": [\"foo\"]}]}";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimJsonValue) r = sim_json_parse (json, -1, "t", 1, &error);
+  assert_non_null (r);
+  static const struct { const char *name; int want; } cases[] = {
+    { "size-512", 0 }, { "kmalloc-512", 1 },          /* exact, whatever the order */
+    { "size-1024", 3 }, { "kmalloc-1k", 3 },          /* the class beats the alias */
+    { "size-256", 2 }, { "foo", 2 },                  /* aliases: the first cache that has one */
+    { ":t-0000256", 2 }, { "bar", -1 }, { "kmalloc-64", -1 },
+  };
+  const SimJsonValue *caches = sim_json_get (r, "caches");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const SimJsonValue *c = sim_report_find_cache (r, cases[i].name);
+      if (cases[i].want < 0)
+        assert_null (c);
+      else
+        assert_ptr_equal (c, sim_json_item (caches, (guint) cases[i].want));
+    }
+  g_autoptr (SimJsonValue) none = sim_json_parse ("{}", -1, "t", 1, &error);
+  assert_null (sim_report_find_cache (none, "kmalloc-8"));
+}
+
 static void
 test_json_parse (void **state)
 {
@@ -203,6 +237,29 @@ test_json_parse (void **state)
   bad = sim_json_parse ("01", -1, "h", 1, &error);
   assert_null (bad);
   g_clear_error (&error);
+  /* A number's three runs of digits: each must have one, at the column
+   * where it is missing. */
+  static const struct { const char *text, *msg; } nums[] = {
+    { "[-]", "n:1:3: expected a digit" },
+    { "[-x]", "n:1:3: expected a digit" },
+    { "[1.]", "n:1:4: expected a digit after the decimal point" },
+    { "{\"a\": 1.x}", "n:1:9: expected a digit after the decimal point" },
+    { "[1e]", "n:1:4: expected a digit in the exponent" },
+    { "[1E-x]", "n:1:5: expected a digit in the exponent" },
+    { "[-01]", "n:1:4: expected ',' or ']'" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (nums); i++)
+    {
+      bad = sim_json_parse (nums[i].text, -1, "n", 1, &error);
+      assert_null (bad);
+      tu_assert_contains (error->message, nums[i].msg);
+      g_clear_error (&error);
+    }
+  g_autoptr (SimJsonValue) ok = sim_json_parse ("[-0, 0.25, 2.5e+3, 10E-1, 7]", -1, "n", 1, &error);
+  assert_non_null (ok);
+  static const double want[] = { 0.0, 0.25, 2500.0, 1.0, 7.0 };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    assert_true (sim_json_number (sim_json_item (ok, i), -1) == want[i]);
 }
 
 /* The fixture with @from replaced by @to in its second line. */
@@ -271,6 +328,7 @@ main (void)
     cmocka_unit_test (test_golden_svg),
     cmocka_unit_test (test_html_self_contained),
     cmocka_unit_test (test_baseline_by_id_and_index),
+    cmocka_unit_test (test_find_cache),
     cmocka_unit_test (test_run_json_input),
     cmocka_unit_test (test_json_parse),
     cmocka_unit_test (test_crafted_numbers),

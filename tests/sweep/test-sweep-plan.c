@@ -147,6 +147,19 @@ test_errors (void **state)
   expect_error ("axes:\n  - grid: {slub_max_order: []}\n", SIM_CONFIG_ERROR_BAD_VALUE,
                 "t.yaml:3:12: axes.0.grid.slub_max_order: empty list of values");
   expect_error ("axes: []\n", SIM_CONFIG_ERROR_BAD_VALUE, "t.yaml:2:1: axes: empty list of axes");
+  /* Each node that needs entries: the wrong kind, then an empty one. */
+  expect_error ("axes: {grid: 1}\n", -1, "t.yaml:2:1: axes: expected a sequence, got a mapping");
+  expect_error ("axes:\n  - grid: {}\n", SIM_CONFIG_ERROR_BAD_VALUE,
+                "t.yaml:3:5: axes.0.grid: empty grid (expected KEY: [VALUES...] entries)");
+  expect_error ("axes:\n  - zip: {}\n", SIM_CONFIG_ERROR_BAD_VALUE,
+                "t.yaml:3:5: axes.0.zip: empty zip (expected KEY: [VALUES...] entries)");
+  expect_error ("axes:\n  - grid: [1]\n", -1, "t.yaml:3:5: axes.0.grid: expected a mapping, got a sequence");
+  expect_error ("axes:\n  - list: []\n", SIM_CONFIG_ERROR_BAD_VALUE,
+                "t.yaml:3:5: axes.0.list: empty list (expected mappings of KEY: VALUE, one per point)");
+  expect_error ("axes:\n  - list: {a: 1}\n", -1, "t.yaml:3:5: axes.0.list: expected a sequence, got a mapping");
+  expect_error ("axes:\n  - list: [{}]\n", SIM_CONFIG_ERROR_BAD_VALUE,
+                "t.yaml:3:12: axes.0.list.0: empty point (expected KEY: VALUE entries)");
+  expect_error ("axes:\n  - list: [1]\n", -1, "t.yaml:3:12: axes.0.list.0: expected a mapping, got a scalar");
   expect_error ("axes:\n  - zip: {slub_max_order: [1, 2], slub_min_objects: [4]}\n",
                 SIM_CONFIG_ERROR_BAD_VALUE, "zipped lists must have equal lengths");
   expect_error ("allocator: slub@2.6.34\naxes:\n  - grid: {slub_max_ordr: [1]}\n",
