@@ -353,24 +353,6 @@ slab_alloc_era (SimSlub *m, const SlubEra *e, SimOp *op, SlubCache *s, gint node
 static const SlubEra era_2_6_34 = SLUB_ERA_ROW_2_6_34;
 static const SlubEra era_618 = SLUB_ERA_ROW_6_18;
 
-static SimAddr
-slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
-{
-  return slab_alloc_era (m, m->era, op, s, node, gfp);
-}
-
-static SimAddr
-slab_alloc_2_6_34 (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
-{
-  return slab_alloc_era (m, &era_2_6_34, op, s, node, gfp);
-}
-
-static SimAddr
-slab_alloc_618 (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
-{
-  return slab_alloc_era (m, &era_618, op, s, node, gfp);
-}
-
 /* 6.10+ with memcg (the recording kernel of the shared traces):
  * memcg_slab_post_alloc_hook charges an accounted object (__GFP_ACCOUNT,
  * or a SLAB_ACCOUNT cache: the trace's accounted=true) in its slab's
@@ -640,23 +622,19 @@ slab_free_era (SimSlub *m, const SlubEra *e, SimOp *op, Slab *slab, SimAddr addr
     sim_op_irqrestore (op);
 }
 
-static void
-slab_free_classic (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
-{
-  slab_free_era (m, m->era, op, slab, addr);
-}
+/* The instances of the classic paths: NAME reads era row ERA (m->era, or
+ * a constant row), and its ops table is slub_NAME_ops. */
+#define SLUB_CLASSIC_INSTANCE(NAME, ERA)                                      \
+  static SimAddr                                                              \
+  slab_alloc_##NAME (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp) \
+  { return slab_alloc_era (m, (ERA), op, s, node, gfp); }                     \
+  static void                                                                 \
+  slab_free_##NAME (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)          \
+  { slab_free_era (m, (ERA), op, slab, addr); }
 
-static void
-slab_free_2_6_34 (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
-{
-  slab_free_era (m, &era_2_6_34, op, slab, addr);
-}
-
-static void
-slab_free_618 (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
-{
-  slab_free_era (m, &era_618, op, slab, addr);
-}
+SLUB_CLASSIC_INSTANCE (classic, m->era)
+SLUB_CLASSIC_INSTANCE (2_6_34, &era_2_6_34)
+SLUB_CLASSIC_INSTANCE (618, &era_618)
 
 gboolean
 sim_slub_free (SimSlub *m, SimOp *op, SimAddr addr)
@@ -926,30 +904,15 @@ ops_report (gpointer mp, SimAllocReport *out)
   out->stats_in_text = m->era->sheaves_all;
 }
 
-const SlubEraOps slub_classic_ops = {
-  .alloc = slab_alloc_classic,
-  .free = slab_free_classic,
-  .flush_cpu = flush_cpu_classic,
-  .bulk_alloc = kmem_cache_alloc_bulk_618,
-  .free_chain = do_slab_free_618,
-};
+/* The classic paths, and the same compiled for one era each
+ * (SLUB_CLASSIC_INSTANCE). */
+#define SLUB_CLASSIC_OPS(NAME)                                                \
+  { .alloc = slab_alloc_##NAME, .free = slab_free_##NAME, .flush_cpu = flush_cpu_classic, \
+    .bulk_alloc = kmem_cache_alloc_bulk_618, .free_chain = do_slab_free_618 }
 
-/* The same paths compiled for one era each (slab_alloc_era). */
-const SlubEraOps slub_2_6_34_ops = {
-  .alloc = slab_alloc_2_6_34,
-  .free = slab_free_2_6_34,
-  .flush_cpu = flush_cpu_classic,
-  .bulk_alloc = kmem_cache_alloc_bulk_618,
-  .free_chain = do_slab_free_618,
-};
-
-const SlubEraOps slub_618_ops = {
-  .alloc = slab_alloc_618,
-  .free = slab_free_618,
-  .flush_cpu = flush_cpu_classic,
-  .bulk_alloc = kmem_cache_alloc_bulk_618,
-  .free_chain = do_slab_free_618,
-};
+const SlubEraOps slub_classic_ops = SLUB_CLASSIC_OPS (classic);
+const SlubEraOps slub_2_6_34_ops = SLUB_CLASSIC_OPS (2_6_34);
+const SlubEraOps slub_618_ops = SLUB_CLASSIC_OPS (618);
 
 static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", "7.0", NULL };
 
