@@ -111,4 +111,36 @@ const SimAccountCache *sim_trace_account_caches (SimTraceAccount *a, guint *n);
  * (the replay marks an object it freed on the trace's behalf). */
 SimLiveObject *sim_trace_account_lookup (SimTraceAccount *a, guint64 ptr);
 
+/* ---- one accounting for several consumers -------------------------------
+ *
+ * `run` with several allocators replays one trace in several lanes
+ * (sim/run/replay.c), and each lane needs, per event, what the accounting
+ * says and a word of its own per live object (its model's address).  The
+ * accounting is the same for every lane, so the feeding thread does it
+ * once and gives each event a slot: a small number naming the live object
+ * the event allocates or frees, which each lane uses as an index into an
+ * array of its own words.  A slot is free again once its object is freed
+ * (the most recently freed is taken first, so the lanes' arrays stay as
+ * small and as warm as the live set allows); an allocation of a still-live
+ * pointer keeps the old object's slot, flagged SIM_ACCOUNT_SLOT_IMPLICIT.
+ * In this mode the live objects' user words hold their slots: use either
+ * sim_trace_account_slot or the user words, never both on one table. */
+#define SIM_ACCOUNT_SLOT_IMPLICIT (1u << 31)
+/* Not a live object: a failed allocation, a NULL or unknown free, a
+ * non-slab event; above every slot, below the implicit flag. */
+#define SIM_ACCOUNT_NO_SLOT       (SIM_ACCOUNT_SLOT_IMPLICIT - 1)
+
+/* Feed one event (as sim_trace_account_event): the slot of the object it
+ * allocates (with the implicit flag when it takes over a live pointer's)
+ * or frees, or SIM_ACCOUNT_NO_SLOT. */
+guint32 sim_trace_account_slot (SimTraceAccount *a, const SimTraceEvent *ev);
+/* sim_trace_account_slot of @ev[0..@n-1] in order, into @slots[0..@n-1];
+ * the pointers are hinted ahead (sim_trace_account_prefetch). */
+void sim_trace_account_slots (SimTraceAccount *a, const SimTraceEvent *ev, guint n,
+                              guint32 *slots);
+/* The slot of the live object at @ptr now, or SIM_ACCOUNT_NO_SLOT. */
+guint32 sim_trace_account_slot_of (SimTraceAccount *a, guint64 ptr);
+/* How many slots have been handed out at most (every slot is below). */
+guint32 sim_trace_account_n_slots (const SimTraceAccount *a);
+
 G_END_DECLS

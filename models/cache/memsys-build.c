@@ -243,25 +243,6 @@ level_init_ranks (Level *L)
       RANK (L, base)[w] = (guint8) w;
 }
 
-/* Full mode's levels: the low halves of the tags (Level.lo), all empty.
- * Not in sim_memsys_check_machine's host-memory estimate, which stays what
- * it was (4 bytes a line beside the directory's 24 or more). */
-static gboolean
-level_init_lo (Level *L, GError **error)
-{
-  gsize n = (gsize) L->n_inst * L->sets * L->ways;
-  L->lo = big_alloc0 (n * sizeof (guint32));
-  if (L->lo == NULL)
-    {
-      g_set_error (error, SIM_MODEL_ERROR, SIM_MODEL_ERROR_HOST_MEMORY,
-                   "the host cannot give the %" G_GSIZE_FORMAT " bytes of its tags' low halves",
-                   n * sizeof (guint32));
-      return FALSE;
-    }
-  memset (L->lo, 0xff, n * sizeof (guint32));   /* (guint32) NO_LINE */
-  return TRUE;
-}
-
 static guint
 inst_of_slow (const SimMemSys *ms, guint l, guint core)
 {
@@ -494,12 +475,6 @@ sim_memsys_new (const SimMachine *m, GError **error)
           return NULL;
         }
       level_init_ranks (&ms->lv[l]);
-      if (!level_init_lo (&ms->lv[l], error))
-        {
-          g_prefix_error (error, "machine %s: cache %s: ", m->name ? m->name : "?",
-                          s->name ? s->name : "?");
-          return NULL;
-        }
       ms->lv[l].group = group;
       ms->lv[l].private_ = s->shared_cores == 1;
       ms->lv[l].inst_per_socket = ms->lv[l].private_ ? m->cores_per_socket : ips;
@@ -587,7 +562,7 @@ sim_memsys_new (const SimMachine *m, GError **error)
       gsize row = ms->core_row[0][ms->core_of[c]];
       ms->l1[c] = (L1Row) { L1->tag + row, ST (L1, row),
                             L1->plru ? L1->plru + row / L1->ways : NULL, &ms->stats[c], row,
-                            c, ms->core_of[c], L1->lo + row, { 0 } };
+                            c, ms->core_of[c], { 0 } };
     }
   ms->line_mask = ms->line_bytes - 1;
   ms->fast_end = ms->mode == SIM_MEMSYS_FULL && ms->lv[0].ways == 8 ? ms->line_bytes + 1 : 0;
@@ -618,7 +593,6 @@ sim_memsys_free (SimMemSys *ms)
   for (guint l = 0; l < ms->n_levels; l++)
     {
       big_free (ms->lv[l].tag);
-      big_free (ms->lv[l].lo);
       big_free (ms->lv[l].st);
       g_free (ms->lv[l].plru);
       g_free (ms->lv[l].plru_tab);
@@ -709,7 +683,7 @@ sim_memsys_holds (const SimMemSys *ms, guint cpu, guint l, guint64 addr)
   const Level *L = &ms->lv[l];
   guint inst = ms->mode == SIM_MEMSYS_CACHEGRIND ? 0 : inst_of (ms, l, ms->core_of[cpu]);
   guint64 block = addr >> L->line_shift;
-  return find_way_tag (L, set_base (L, inst, block), block) >= 0;   /* also Cachegrind mode */
+  return find_way (L, set_base (L, inst, block), block) >= 0;
 }
 
 const SimCpuMemStats *

@@ -71,8 +71,6 @@ typedef struct {
   guint          dom_base;     /* shared levels: domain id of instance 0 */
   gboolean       private_;
   guint64       *tag;          /* [n_inst * sets * ways], NO_LINE = empty */
-  guint32       *lo;           /* full mode: [n_inst * sets * ways], each tag's low 32
-                                  bits (find_way_lo's compare; tag_put writes both) */
   guint8        *st;           /* [n_inst * sets * 2 * ways]: per set, the
                                   ways' state bytes, then (LRU) their recency
                                   ranks, 0 = most recent; ST() and RANK() */
@@ -88,12 +86,10 @@ typedef struct {
 /* A directory entry with its holder bitmap inline (mask_words words), so
  * that a probe touches one host cache line, not two. */
 /* Where a CPU's sets of one level start (memsys.c's sim_memsys_access_refs:
- * its look-ahead hint and L1 probe): its instance's first tag, first low
- * tag half and first state byte, and the tag index of the first set
- * (core_row). */
+ * its look-ahead hint and L1 probe): its instance's first tag and first
+ * state byte, and the tag index of the first set (core_row). */
 typedef struct {
   const guint64 *tag;
-  const guint32 *lo;
   const guint8  *st;
   gsize          row;
 } HintRow;
@@ -112,8 +108,7 @@ typedef struct {
   gsize           row;
   guint           cpu;          /* this row's CPU and its core, for the miss path */
   guint           core;
-  guint32        *lo;           /* the low halves of the tags (Level.lo) */
-  guint           pad_[2];
+  guint           pad_[4];
 } L1Row;
 G_STATIC_ASSERT (sizeof (L1Row) == 64);
 
@@ -257,78 +252,8 @@ find_way_n (const guint64 *t, guint64 block, guint n)
   return -1;
 }
 
-/* Full mode's tag search of 8 or 16 ways: SSE2 compares 32-bit lanes, so
- * the search compares the tags' low halves (@lo, Level.lo: four ways per
- * compare instead of two, and no pairing of half results), and the lowest
- * way whose low half matches is confirmed by its full tag in @t.  Returns
- * that way, -1 when no low half matches (@block is not in the set), or -2
- * when the lowest candidate is another line with the same low half: lines
- * that differ only above bit 31 of their line number, which is rare enough
- * that the callers then search the 64-bit tags (find_way_alias) out of
- * line.  Sets of 8 and 16 ways start on 32-byte boundaries of @lo
- * (memsys-build.c allocates it aligned), so the loads are aligned. */
-static ALWAYS_INLINE int
-find_way_lo_try (const guint32 *lo, const guint64 *t, guint64 block, guint n)
-{
-#ifdef __SSE2__
-  __m128i b = _mm_set1_epi32 ((int) (guint32) block);
-  __m128i c0 = _mm_cmpeq_epi32 (_mm_load_si128 ((const __m128i *) lo), b);
-  __m128i c1 = _mm_cmpeq_epi32 (_mm_load_si128 ((const __m128i *) (lo + 4)), b);
-  __m128i p = _mm_packs_epi32 (c0, c1);             /* way w: 16-bit lane w */
-  __m128i q = _mm_setzero_si128 ();
-  if (n == 16)
-    {
-      __m128i c2 = _mm_cmpeq_epi32 (_mm_load_si128 ((const __m128i *) (lo + 8)), b);
-      __m128i c3 = _mm_cmpeq_epi32 (_mm_load_si128 ((const __m128i *) (lo + 12)), b);
-      q = _mm_packs_epi32 (c2, c3);
-    }
-  guint32 h = (guint32) _mm_movemask_epi8 (_mm_packs_epi16 (p, q));   /* bit w: way w */
-  if (h == 0)
-    return -1;
-  int w = __builtin_ctz (h);
-  return G_LIKELY (t[w] == block) ? w : -2;
-#else
-  (void) lo;
-  return find_way_n (t, block, n);
-#endif
-}
-
-/* find_way_n's answer from the 64-bit tags, for find_way_lo_try's -2. */
-static G_GNUC_NO_INLINE int
-find_way_alias (const guint64 *t, guint64 block, guint n)
-{
-  return find_way_n (t, block, n);
-}
-
-/* The lowest way of the set (@lo, @t) holding @block, or -1: with
- * find_way_lo_try for 8 and 16 ways. */
-static ALWAYS_INLINE int
-find_way_lo (const guint32 *lo, const guint64 *t, guint64 block, guint n)
-{
-  if (n != 8 && n != 16)
-    return find_way_n (t, block, n);
-  int w = find_way_lo_try (lo, t, block, n);
-  return G_LIKELY (w >= -1) ? w : find_way_alias (t, block, n);
-}
-
-/* The tag search of any full-mode level. */
 static inline int
 find_way (const Level *L, gsize base, guint64 block)
-{
-  const guint64 *t = L->tag + base;
-  const guint32 *lo = L->lo + base;
-  int w;
-#define FIND(n) w = find_way_lo (lo, t, block, n)
-  WAYS_DISPATCH (L->ways, FIND);
-#undef FIND
-  return w;
-}
-
-/* The same from the 64-bit tags alone: levels without Level.lo (Cachegrind
- * mode's, which keeps its own order) and the invariant checker, which
- * checks the low halves against the tags. */
-static inline int
-find_way_tag (const Level *L, gsize base, guint64 block)
 {
   const guint64 *t = L->tag + base;
   int w;
@@ -336,14 +261,6 @@ find_way_tag (const Level *L, gsize base, guint64 block)
   WAYS_DISPATCH (L->ways, FIND);
 #undef FIND
   return w;
-}
-
-/* Way @i's tag becomes @block (NO_LINE: empty), in both arrays. */
-static ALWAYS_INLINE void
-tag_put (Level *L, gsize i, guint64 block)
-{
-  L->tag[i] = block;
-  L->lo[i] = (guint32) block;
 }
 
 /* LRU order as a rank per way (0 = most recent, ways - 1 = the victim)
@@ -578,7 +495,7 @@ remove_way (Level *L, gsize base, guint way)
     }
   else if (L->repl == SIM_REPL_PLRU)
     plru_empty (L, base >> L->way_shift, way, L->ways);
-  tag_put (L, base + way, NO_LINE);
+  L->tag[base + way] = NO_LINE;
   ST (L, base)[way] = 0;
 }
 

@@ -200,7 +200,7 @@ memsys_shape_3l (const SimMemSys *ms)
 static ALWAYS_INLINE int
 find_way_k (const Level *L, gsize base, guint64 block, guint n)
 {
-  return n ? find_way_lo (L->lo + base, L->tag + base, block, n) : find_way (L, base, block);
+  return n ? find_way_n (L->tag + base, block, n) : find_way (L, base, block);
 }
 
 static ALWAYS_INLINE gsize
@@ -261,7 +261,7 @@ victim_way_k (Level *L, gsize base, guint n)
     return rank_last_n (RANK (L, base), n);
   int empty = L->repl == SIM_REPL_PLRU && plru_valid_kept (n)
                 ? plru_empty_way (L, base / n, n)
-                : find_way_lo (L->lo + base, L->tag + base, NO_LINE, n);
+                : find_way_n (L->tag + base, NO_LINE, n);
   if (empty >= 0)
     return (guint) empty;
   if (L->repl == SIM_REPL_PLRU)
@@ -281,7 +281,7 @@ remove_way_k (Level *L, gsize base, guint way, guint n)
     rank_remove_n (RANK (L, base), way, n);
   else if (L->repl == SIM_REPL_PLRU)
     plru_empty (L, base / n, way, n);
-  tag_put (L, base + way, NO_LINE);
+  L->tag[base + way] = NO_LINE;
   ST (L, base)[way] = 0;
 }
 
@@ -355,10 +355,12 @@ dir_find (SimMemSys *ms, guint64 block)
   return dir_find_k (ms, block, SH_ANY);
 }
 
+/* dir_get_k from @block's home slot @i (dir_hash), which a caller that
+ * prefetched the slot has at hand. */
 static ALWAYS_INLINE DirEnt *
-dir_get_k (SimMemSys *ms, guint64 block, guint sh)
+dir_get_at_k (SimMemSys *ms, guint64 block, guint64 i, guint sh)
 {
-  guint64 i = dir_hash (ms, block), key = dir_key (block);
+  guint64 key = dir_key (block);
   for (;;)
     {
       DirEnt *e = dir_at_k (ms, i, sh);
@@ -377,6 +379,12 @@ dir_get_k (SimMemSys *ms, guint64 block, guint sh)
         }
       i = (i + 1) & ms->dir_cap_mask;
     }
+}
+
+static ALWAYS_INLINE DirEnt *
+dir_get_k (SimMemSys *ms, guint64 block, guint sh)
+{
+  return dir_get_at_k (ms, block, dir_hash (ms, block), sh);
 }
 
 static G_GNUC_NO_INLINE DirEnt *
@@ -1124,7 +1132,7 @@ insert_line_at (SimMemSys *ms, guint l, guint inst, gsize base, guint64 block, g
   guint8 vbits = ST (L, base)[w];
   /* The new line replaces the victim before the victim is evicted: the
    * eviction may recurse into this level and must find the set whole. */
-  tag_put (L, base + w, block);
+  L->tag[base + w] = block;
   ST (L, base)[w] = bits;
   if (L->repl == SIM_REPL_PLRU)
     plru_fill (L, plru_set (L, base, n), w, n ? n : L->ways);
@@ -1283,15 +1291,19 @@ inst_of_k (const SimMemSys *ms, guint l, guint core, guint sh)
 static ALWAYS_INLINE gboolean
 probe_level (SimMemSys *ms, guint l, guint core, guint64 block, SimAccKind kind,
              SimMemClass cls, SimCpuMemStats *st, const gsize *bases, int *hit,
-             gsize *hit_base, guint *hit_way, guint8 *hit_bits, guint sh)
+             gsize *hit_base, guint *hit_way, guint8 *hit_bits, guint64 *slot, guint sh)
 {
   Level *L = &ms->lv[l];
   gsize base = bases[l];
   /* Only a miss in every private level needs the directory (most
    * private misses hit the next private level): fetch its slot
-   * when the first shared level is probed, overlapping the two. */
+   * when the first shared level is probed, overlapping the two, and
+   * keep its index (*@slot) for the lookup. */
   if (l == sh_private (ms, sh) && !ms->corevalid)
-    __builtin_prefetch (dir_at_k (ms, dir_hash (ms, block), sh));
+    {
+      *slot = dir_hash (ms, block);
+      __builtin_prefetch (dir_at_k (ms, *slot, sh));
+    }
   st->level[l].accesses[kind]++;
   int w = find_way_k (L, base, block, sh_ways (sh, l));
   if (w >= 0)
@@ -1319,8 +1331,7 @@ probe_level (SimMemSys *ms, guint l, guint core, guint64 block, SimAccKind kind,
       if (l + 1 < sh_levels (ms, sh) && l + 1 < SIM_MACHINE_MAX_LEVELS)
         {
           const Level *N = &ms->lv[l + 1];
-          gsize nb = core_set_base_k (ms, l + 1, core, v, sh_ways (sh, l + 1));
-          __builtin_prefetch (N->lo + nb);
+          __builtin_prefetch (N->tag + core_set_base_k (ms, l + 1, core, v, sh_ways (sh, l + 1)));
         }
     }
   return FALSE;
@@ -1378,6 +1389,9 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
   /* Every level's set on the core's path (filled below the hit level). */
   gsize bases[SIM_MACHINE_MAX_LEVELS];
   bases[0] = l1_base;
+  /* @block's directory home slot once the first shared probe computed it
+   * (G_MAXUINT64: not yet). */
+  guint64 slot = G_MAXUINT64;
 
   if (l1_way >= 0)
     {
@@ -1390,30 +1404,29 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
     {
       st->level[0].misses[kind]++;
       st->class_misses[cls][0]++;
-      /* The outer sets are likely host-cache misses: start them all now
-       * so that they overlap.  Their low tag halves are what the probes
-       * compare (find_way_lo); a hit's tag is one more load after them. */
+      /* The outer tag sets are likely host-cache misses: start them all
+       * now so that they overlap. */
       if (sh == SH_3L)
         {
           bases[1] = core_set_base_k (ms, 1, core, block, sh_ways (sh, 1));
-          __builtin_prefetch (ms->lv[1].lo + bases[1]);
+          __builtin_prefetch (ms->lv[1].tag + bases[1]);
           bases[2] = core_set_base_k (ms, 2, core, block, sh_ways (sh, 2));
-          __builtin_prefetch (ms->lv[2].lo + bases[2]);
+          __builtin_prefetch (ms->lv[2].tag + bases[2]);
           if (!probe_level (ms, 1, core, block, kind, cls, st, bases, &hit, &hit_base,
-                            &hit_way, &hit_bits, sh))
+                            &hit_way, &hit_bits, &slot, sh))
             probe_level (ms, 2, core, block, kind, cls, st, bases, &hit, &hit_base,
-                         &hit_way, &hit_bits, sh);
+                         &hit_way, &hit_bits, &slot, sh);
         }
       else
         {
           for (guint l = 1; l < ms->n_levels; l++)
             {
               bases[l] = core_set_base (ms, l, core, block);
-              __builtin_prefetch (ms->lv[l].lo + bases[l]);
+              __builtin_prefetch (ms->lv[l].tag + bases[l]);
             }
           for (guint l = 1; l < ms->n_levels; l++)
             if (probe_level (ms, l, core, block, kind, cls, st, bases, &hit, &hit_base,
-                             &hit_way, &hit_bits, sh))
+                             &hit_way, &hit_bits, &slot, sh))
               break;
         }
     }
@@ -1481,7 +1494,7 @@ access_slow (SimMemSys *ms, guint cpu, guint core, SimCpuMemStats *st, guint64 b
       DirEnt *e;
       gssize cv_other = -1;
       if (!ms->corevalid)
-        e = dir_get_k (ms, block, sh);
+        e = dir_get_at_k (ms, block, slot != G_MAXUINT64 ? slot : dir_hash (ms, block), sh);
       else if (hit >= 0)
         e = hit_bits & ST_XS
               ? dir_find_k (ms, block, sh)
@@ -1762,14 +1775,22 @@ l1_touch (Level *L, const L1Row *r, gsize off, guint way, guint n)
     rank_touch_n (r->st + 2 * off + n, way, n);
 }
 
-/* The rest of access_line_at once the L1 probe found way @w (or -1) of
- * the set at @off (tag index within the row). */
+/* One line of the CPU whose L1 row is @r; @p is MISS_PACK of the access's
+ * kind, class, no way yet and whether its latency goes to the CPU's cycles
+ * (MISS_COUNT): what the miss path needs in one register, which leaves the
+ * hit path fewer values to keep (it saves three registers, not five).  @n
+ * is the L1's ways as a constant (or 0).  The set, its states and the
+ * counters come from the row; only a miss needs the set's index in the
+ * level, and access_miss computes it. */
 static ALWAYS_INLINE guint32
-access_line_way (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n, gsize off,
-                 int w)
+access_line_at (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n)
 {
   Level *L = &ms->lv[0];
   SimAccKind kind = MISS_KIND (p);
+  gsize off = (gsize) (block & L->set_mask) * (n ? n : L->ways);
+  SimCpuMemStats *st = r->stats;
+  st->level[0].accesses[kind]++;
+  int w = n ? find_way_n (r->tag + off, block, n) : find_way (L, r->row + off, block);
   if (G_LIKELY (w >= 0))
     {
       guint8 *sp = r->st + 2 * off;
@@ -1784,44 +1805,11 @@ access_line_way (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n,
            * the way just used. */
           l1_touch (L, r, off, (guint) w, n);
           if (p & MISS_COUNT)
-            r->stats->cycles += L->latency;
+            st->cycles += L->latency;
           return L->latency;
         }
     }
   return access_miss (ms, r, block, p + MISS_WAY_PACK (w));
-}
-
-/* access_line_at's probe for an 8-way set whose lowest low-half match was
- * another line (find_way_lo_try's -2): the 64-bit tags decide.  Out of
- * line and a tail call, so that the hit path keeps no more registers. */
-static G_GNUC_NO_INLINE guint32
-access_line_alias (SimMemSys *ms, const L1Row *r, guint64 block, guint p)
-{
-  gsize off = (gsize) (block & ms->lv[0].set_mask) * 8;
-  return access_line_way (ms, r, block, p, 8, off, find_way_n (r->tag + off, block, 8));
-}
-
-/* One line of the CPU whose L1 row is @r; @p is MISS_PACK of the access's
- * kind, class, no way yet and whether its latency goes to the CPU's cycles
- * (MISS_COUNT): what the miss path needs in one register, which leaves the
- * hit path fewer values to keep (it saves three registers, not five).  @n
- * is the L1's ways as a constant (8 or 0).  The set, its states and the
- * counters come from the row; only a miss needs the set's index in the
- * level, and access_miss computes it. */
-static ALWAYS_INLINE guint32
-access_line_at (SimMemSys *ms, const L1Row *r, guint64 block, guint p, guint n)
-{
-  Level *L = &ms->lv[0];
-  gsize off = (gsize) (block & L->set_mask) * (n ? n : L->ways);
-  r->stats->level[0].accesses[MISS_KIND (p)]++;
-  if (n)
-    {
-      int w = find_way_lo_try (r->lo + off, r->tag + off, block, n);
-      if (G_UNLIKELY (w == -2))
-        return access_line_alias (ms, r, block, p);
-      return access_line_way (ms, r, block, p, n, off, w);
-    }
-  return access_line_way (ms, r, block, p, n, off, find_way (L, r->row + off, block));
 }
 
 /* access_line_at with the CPU's row. */
@@ -1898,11 +1886,10 @@ sim_memsys_access_class (SimMemSys *ms, guint cpu, guint64 addr, guint32 size,
 static inline void
 prefetch_set (const Level *L, gsize base)
 {
-  /* The low tag halves (up to 16 ways in one host line) are what the
-   * search reads; a hit then reads its way's tag, among the first eight
-   * in the first line. */
-  __builtin_prefetch (L->lo + base);
-  __builtin_prefetch (L->tag + base);
+  const guint64 *t = L->tag + base;
+  __builtin_prefetch (t);
+  if (L->ways > 8)
+    __builtin_prefetch (t + L->ways - 1);
   __builtin_prefetch (ST (L, base));
 }
 
@@ -1935,7 +1922,7 @@ hint_rows (SimMemSys *ms)
           {
             const Level *L = &ms->lv[l];
             gsize row = ms->core_row[l][ms->core_of[c]];
-            ms->hint_row[c * ms->n_levels + l] = (HintRow) { L->tag + row, L->lo + row, ST (L, row), row };
+            ms->hint_row[c * ms->n_levels + l] = (HintRow) { L->tag + row, ST (L, row), row };
           }
     }
   return ms->hint_row;
@@ -1948,8 +1935,9 @@ hint_level (const Level *L, const HintRow *row, guint64 block, guint n)
 {
   guint ways = n ? n : L->ways;
   gsize i = (gsize) (block & L->set_mask) * ways;
-  __builtin_prefetch (row->lo + i);     /* as prefetch_set */
   __builtin_prefetch (row->tag + i);
+  if (ways > 8)
+    __builtin_prefetch (row->tag + i + ways - 1);
   __builtin_prefetch (row->st + 2 * i);
 }
 
@@ -2175,8 +2163,6 @@ sim_memsys_check (const SimMemSys *ms, GError **error)
               {
                 gsize k = ((gsize) i * L->sets + set) * L->ways + way;
                 guint64 b = L->tag[k];
-                if (L->lo[k] != (guint32) b)
-                  return check_fail (error, "a tag's low half differs from the tag", b, i);
                 if (L->repl == SIM_REPL_PLRU && plru_valid_kept (L->ways)
                     && ((L->plru[k / L->ways] >> (PLRU_VALID + way)) & 1) != (b != NO_LINE))
                   return check_fail (error, "PLRU valid bit differs from the way's tag", b, i);

@@ -146,6 +146,14 @@ sim_replay_result_clear (SimReplayResult *r)
 #define LIVE_REFUSED  2       /* a kmalloc the model's kernel returns NULL for */
 /* Model addresses are object addresses, never below a page. */
 
+/* A lane's word for a live trace object when the lanes share one
+ * accounting (sim_trace_account_slot; the lanes' feed below): what the
+ * accounting entry holds otherwise. */
+typedef struct {
+  guint64 user;               /* as SimLiveObject.user */
+  guint64 bytes_alloc;
+} LaneSlot;
+
 struct _SimReplay {
   const SimReplayOptions *opt;
   const SimAllocOps *ops;
@@ -156,7 +164,14 @@ struct _SimReplay {
   const SimTraceStrings *strs;
   const char *trace;          /* the trace's name in messages (the stream's) */
   char *trace_arg;            /* as the caller named it */
-  SimTraceAccount *acct;      /* the one map of live trace objects */
+  SimTraceAccount *acct;      /* the one map of live trace objects (NULL: shared) */
+  /* Shared accounting (several lanes): the feeding thread's slot of each
+   * event and of each untraced free (SIM_ACCOUNT_NO_SLOT: not live) index
+   * this lane's words; acct is NULL. */
+  gboolean shared;
+  LaneSlot *slots;
+  guint32 n_slots;
+  const guint32 *untraced_slots;  /* by index into untraced->frees */
   SimIdMap *warm_addr;        /* --warm: ptr -> model address of objects placed before */
   GHashTable *cache_of;       /* cache name -> SimCacheId + 1 (creation) */
   GArray *cache_by_id;        /* string id of name= -> SimCacheId + 1 (0: not yet) */
@@ -461,8 +476,10 @@ static SimCacheId cache_create_for (Replay *rp, const char *name, const SimTrace
                                     GError **error);
 
 /* The model's cache of a kmem_cache event: by the string id of its name=
- * (or its object size without one), so no name is hashed per event. */
-static SimCacheId
+ * (or its object size without one), so no name is hashed per event.  In
+ * line in both replay_event variants (GCC left it out of line once there
+ * were two: +1.3 M instructions on the bundled trace). */
+static inline __attribute__ ((always_inline)) SimCacheId
 cache_for (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
   /* A name= seen before (only named caches are in cache_by_id). */
@@ -592,12 +609,13 @@ cache_create_for (Replay *rp, const char *name, const SimTraceEvent *ev, GError 
   return id;
 }
 
-/* The free (explicit or implicit) of live trace object @o. */
+/* The free (explicit or implicit) of a live trace object: @user is its
+ * word (SimLiveObject.user), @bytes_alloc its size. */
 static gboolean
-free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, const SimLiveObject *o,
+free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, guint64 user, guint64 bytes_alloc,
            FreeHow how, GError **error)
 {
-  switch (o->user)
+  switch (user)
     {
     case LIVE_REFUSED:
       /* kfree of what kmalloc refused: the caller got NULL, so this frees
@@ -610,7 +628,7 @@ free_live (Replay *rp, const SimTraceEvent *ev, guint cpu, const SimLiveObject *
     case LIVE_SKIPPED:
       return TRUE;
     default:
-      return replay_free (rp, ev, cpu, (SimAddr) o->user, o->bytes_alloc, how, error);
+      return replay_free (rp, ev, cpu, (SimAddr) user, bytes_alloc, how, error);
     }
 }
 
@@ -647,10 +665,27 @@ apply_untraced_due (Replay *rp, const SimTraceEvent *ev, GError **error)
       const SimUntracedFree *f = &g_array_index (fr, SimUntracedFree, rp->next_untraced);
       if (ev && f->before_index > rp->n_events)
         break;
-      rp->next_untraced++;
-      SimLiveObject *o = sim_trace_account_lookup (rp->acct, f->ptr);
-      if (o == NULL)
-        continue;
+      /* The object live at @f's pointer now: the accounting's entry, or
+       * the lane's word of the slot the feeding thread found for it at
+       * this point of the trace. */
+      guint64 *word, bytes;
+      if (rp->shared)
+        {
+          guint32 s = rp->untraced_slots[rp->next_untraced++];
+          if (s == SIM_ACCOUNT_NO_SLOT)
+            continue;
+          word = &rp->slots[s].user;
+          bytes = rp->slots[s].bytes_alloc;
+        }
+      else
+        {
+          rp->next_untraced++;
+          SimLiveObject *o = sim_trace_account_lookup (rp->acct, f->ptr);
+          if (o == NULL)
+            continue;
+          word = &o->user;
+          bytes = o->bytes_alloc;
+        }
       guint tcpu = f->cpu < rp->map.given ? f->cpu : 0;
       guint cpu = rp->map.to_machine[tcpu];
       if (rp->opt->mode == SIM_REPLAY_TIMED)
@@ -662,12 +697,12 @@ apply_untraced_due (Replay *rp, const SimTraceEvent *ev, GError **error)
                            .migratetype = -1, .accounted = -1,
                            .line = ev ? ev->line : 0 };
       FreeHow how = f->kind == SIM_UNTRACED_KFREE_RCU ? FREE_UNTRACED_RCU : FREE_UNTRACED;
-      if (!free_live (rp, &fe, cpu, o, how, error))
+      if (!free_live (rp, &fe, cpu, *word, bytes, how, error))
         {
           untraced_next_due (rp);
           return FALSE;
         }
-      o->user = LIVE_SKIPPED;
+      *word = LIVE_SKIPPED;
     }
   untraced_next_due (rp);
   return TRUE;
@@ -764,7 +799,8 @@ free_trace_page (Replay *rp, guint cpu, guint64 v)
   flush_page_lines (rp);
 }
 
-static gboolean
+/* A page event (in line in both replay_event variants, as cache_for). */
+static inline __attribute__ ((always_inline)) gboolean
 replay_page_event (Replay *rp, const SimTraceEvent *ev, GError **error)
 {
   gboolean is_alloc = ev->kind == SIM_TRACE_PAGE_ALLOC;
@@ -862,11 +898,17 @@ replay_page_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   return TRUE;
 }
 
-static gboolean
-replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
+/* Replay one event.  @shared (a constant where this is in line): the
+ * accounting was done on the feeding thread and @slot is the event's
+ * (sim_trace_account_slot), naming this lane's word of the object;
+ * otherwise the lane's own accounting says what the event means. */
+static inline __attribute__ ((always_inline)) gboolean
+replay_event_as (Replay *rp, const SimTraceEvent *ev, gboolean shared, guint32 slot,
+                 GError **error)
 {
   SimAccountResult res;
-  sim_trace_account_event (rp->acct, ev, &res);
+  if (!shared)
+    sim_trace_account_event (rp->acct, ev, &res);
   gboolean is_alloc = sim_trace_kind_is_slab_alloc (ev->kind);
   gboolean is_free = sim_trace_kind_is_slab_free (ev->kind);
   if (!is_alloc && !is_free)
@@ -878,7 +920,13 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
 
   if (is_free)
     {
-      switch (res.free_class)
+      /* What the accounting tells apart for the replay: a free of a live
+       * object (here SIM_FREE_SAME_CPU stands for either CPU), a NULL
+       * pointer, or an unknown one. */
+      SimFreeClass fc = !shared ? res.free_class
+                        : slot != SIM_ACCOUNT_NO_SLOT ? SIM_FREE_SAME_CPU
+                        : ev->ptr == 0 ? SIM_FREE_NULL : SIM_FREE_UNKNOWN;
+      switch (fc)
         {
         case SIM_FREE_NULL:
           rp->out->skipped_null_frees++;
@@ -902,24 +950,46 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
             /* A kfree_rcu of slabsim's own emitted trace (emit.h). */
             gboolean rcu = ev->kind == SIM_TRACE_KFREE
                            && (site_kind (rp, ev->call_site_id) & SITE_KFREE_RCU);
-            return free_live (rp, ev, cpu, &res.freed, rcu ? FREE_TRACED_RCU : FREE_TRACED,
-                              error);
+            FreeHow how = rcu ? FREE_TRACED_RCU : FREE_TRACED;
+            if (shared)
+              return free_live (rp, ev, cpu, rp->slots[slot].user, rp->slots[slot].bytes_alloc,
+                                how, error);
+            return free_live (rp, ev, cpu, res.freed.user, res.freed.bytes_alloc, how, error);
           }
         }
     }
 
-  if (res.implicit && !free_live (rp, ev, cpu, &res.implicit_old, FREE_IMPLICIT, error))
-    return FALSE;
+  /* Shared: this lane's word of the object's slot (none for a failed
+   * allocation). */
+  LaneSlot *ls = shared && slot != SIM_ACCOUNT_NO_SLOT
+    ? &rp->slots[slot & ~SIM_ACCOUNT_SLOT_IMPLICIT] : NULL;
+  if (shared ? (slot & SIM_ACCOUNT_SLOT_IMPLICIT) != 0 : res.implicit)
+    {
+      guint64 user = shared ? ls->user : res.implicit_old.user;
+      guint64 bytes = shared ? ls->bytes_alloc : res.implicit_old.bytes_alloc;
+      if (!free_live (rp, ev, cpu, user, bytes, FREE_IMPLICIT, error))
+        return FALSE;
+    }
   if (ev->ptr == 0)
     {
       rp->out->skipped_failed_allocs++;
       return TRUE;
     }
-  /* The entry the accounting just made for this object (res.live) keeps
-   * what the replay did with it, so its free finds the model's address. */
+  /* The entry the accounting just made for this object (res.live), or the
+   * lane's word of its slot, made the same way: it keeps what the replay
+   * did with the object, so its free finds the model's address. */
+  guint64 *word;
+  if (shared)
+    {
+      ls->user = LIVE_SKIPPED;
+      ls->bytes_alloc = ev->bytes_alloc;
+      word = &ls->user;
+    }
+  else
+    word = &res.live->user;
   if (site_kind (rp, ev->call_site_id) & SITE_INTERNAL_ALLOC)
     {
-      res.live->user = LIVE_INTERNAL;
+      *word = LIVE_INTERNAL;
       rp->out->skipped_internal_allocs++;
       return TRUE;
     }
@@ -931,7 +1001,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
   if (sim_trace_kind_is_kmalloc (ev->kind) && ev->bytes_req > rp->ops->kmalloc_max (rp->model))
     {
       rp->out->refused_allocs++;
-      res.live->user = LIVE_REFUSED;
+      *word = LIVE_REFUSED;
       return TRUE;
     }
 
@@ -963,7 +1033,7 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
     }
   touch_object (rp, &op, addr, ev->bytes_req, SIM_ACC_WRITE);
   op_finish (rp, &op, &rp->out->alloc_cycles);
-  res.live->user = addr;
+  *word = addr;
   /* A warm object of this pointer (a double free's) is forgotten: the
    * trace's object has its address now. */
   if (rp->warm_addr)
@@ -986,6 +1056,20 @@ replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
                            vaddr, FALSE);
     }
   return TRUE;
+}
+
+/* The replay of one event with the lane's own accounting, and with the
+ * feeding thread's (two or more lanes). */
+static gboolean
+replay_event (Replay *rp, const SimTraceEvent *ev, GError **error)
+{
+  return replay_event_as (rp, ev, FALSE, 0, error);
+}
+
+static gboolean
+replay_event_shared (Replay *rp, const SimTraceEvent *ev, guint32 slot, GError **error)
+{
+  return replay_event_as (rp, ev, TRUE, slot, error);
 }
 
 /* --warm unknown-frees: allocate the objects the trace frees but never
@@ -1080,6 +1164,7 @@ sim_replay_free (SimReplay *rp)
     sim_idmap_free (rp->freed_pages);
   if (rp->acct)
     sim_trace_account_free (rp->acct);
+  g_free (rp->slots);
   if (rp->model)
     rp->ops->destroy (rp->model);
   /* After the model: callbacks still pending are dropped, never run. */
@@ -1226,19 +1311,39 @@ sim_replay_begin (SimReplay *rp, const char *trace, SimTraceStream *stream,
 #define REPLAY_OBJECT_AHEAD 4
 G_STATIC_ASSERT (REPLAY_OBJECT_AHEAD < SIM_ACCOUNT_PREFETCH_AHEAD);
 
+/* @slot: the event's with a shared accounting (@shared), else unused. */
 static inline void
-prefetch_freed_object (Replay *rp, const SimTraceEvent *ev)
+prefetch_freed_object (Replay *rp, const SimTraceEvent *ev, gboolean shared, guint32 slot)
 {
   if (!sim_trace_kind_is_slab_free (ev->kind) || ev->ptr == 0 || ev->cpu < 0
       || (guint) ev->cpu >= rp->map.given)
     return;
-  const SimLiveObject *o = sim_trace_account_lookup (rp->acct, ev->ptr);
-  if (o && o->user > LIVE_REFUSED)
-    sim_memsys_prefetch (rp->mem, rp->map.to_machine[ev->cpu], o->user);
+  guint64 user;
+  if (shared)
+    {
+      if (slot == SIM_ACCOUNT_NO_SLOT)
+        return;
+      /* may be an older object's word, if the slot is taken in between:
+       * a hint either way */
+      user = rp->slots[slot].user;
+    }
+  else
+    {
+      const SimLiveObject *o = sim_trace_account_lookup (rp->acct, ev->ptr);
+      if (o == NULL)
+        return;
+      user = o->user;
+    }
+  if (user > LIVE_REFUSED)
+    sim_memsys_prefetch (rp->mem, rp->map.to_machine[ev->cpu], user);
 }
 
-gboolean
-sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **error)
+/* sim_replay_feed's loops, with the lane's own accounting or (@shared, a
+ * constant where this is in line) with @slots, the feeding thread's slot
+ * of each event. */
+static inline __attribute__ ((always_inline)) gboolean
+replay_feed_as (Replay *rp, const SimTraceEvent *evs, guint n, gboolean shared,
+                const guint32 *slots, GError **error)
 {
   const SimReplayOptions *opt = rp->opt;
   if (opt->progress == NULL && !(opt->check && opt->check_every))
@@ -1248,11 +1353,14 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
        * them from this loop, the one a plain run takes). */
       for (guint i = 0; i < n; i++)
         {
-          if (i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
+          if (!shared && i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
             sim_trace_account_prefetch (rp->acct, evs[i + SIM_ACCOUNT_PREFETCH_AHEAD].ptr);
           if (i + REPLAY_OBJECT_AHEAD < n)
-            prefetch_freed_object (rp, &evs[i + REPLAY_OBJECT_AHEAD]);
-          if (!apply_untraced (rp, &evs[i], error) || !replay_event (rp, &evs[i], error))
+            prefetch_freed_object (rp, &evs[i + REPLAY_OBJECT_AHEAD], shared,
+                                   shared ? slots[i + REPLAY_OBJECT_AHEAD] : 0);
+          if (!apply_untraced (rp, &evs[i], error)
+              || !(shared ? replay_event_shared (rp, &evs[i], slots[i], error)
+                          : replay_event (rp, &evs[i], error)))
             return FALSE;
           rp->n_events++;
         }
@@ -1261,13 +1369,17 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
   for (guint i = 0; i < n; i++)
     {
       const SimTraceEvent *ev = &evs[i];
-      if (i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
+      /* (shared: the feeding thread hints its own table) */
+      if (!shared && i + SIM_ACCOUNT_PREFETCH_AHEAD < n)
         sim_trace_account_prefetch (rp->acct, evs[i + SIM_ACCOUNT_PREFETCH_AHEAD].ptr);
       if (i + REPLAY_OBJECT_AHEAD < n)
-        prefetch_freed_object (rp, &evs[i + REPLAY_OBJECT_AHEAD]);
+        prefetch_freed_object (rp, &evs[i + REPLAY_OBJECT_AHEAD], shared,
+                               shared ? slots[i + REPLAY_OBJECT_AHEAD] : 0);
       if (opt->progress && (++rp->n_read & 0xffff) == 0)
         opt->progress (rp->out->events, opt->progress_data);
-      if (!apply_untraced (rp, ev, error) || !replay_event (rp, ev, error))
+      if (!apply_untraced (rp, ev, error)
+          || !(shared ? replay_event_shared (rp, ev, slots[i], error)
+                      : replay_event (rp, ev, error)))
         return FALSE;
       rp->n_events++;
       /* Once per N replayed events: a trace event the replay skips leaves
@@ -1285,14 +1397,34 @@ sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **erro
 }
 
 gboolean
-sim_replay_feed_chunk (SimReplay *rp, const SimTraceEvent *evs, guint n,
-                       const SimPageClass *pages, const SimUntracedSet *untraced,
-                       GError **error)
+sim_replay_feed (SimReplay *rp, const SimTraceEvent *evs, guint n, GError **error)
+{
+  return replay_feed_as (rp, evs, n, FALSE, NULL, error);
+}
+
+static G_GNUC_NO_INLINE gboolean
+replay_feed_shared (Replay *rp, const SimTraceEvent *evs, guint n, const guint32 *slots,
+                    GError **error)
+{
+  return replay_feed_as (rp, evs, n, TRUE, slots, error);
+}
+
+/* A chunk's answers from the pre-pass (the pipelined run). */
+static void
+replay_chunk_answers (Replay *rp, const SimPageClass *pages, const SimUntracedSet *untraced)
 {
   rp->page_class = pages;
   rp->untraced = untraced;
   rp->next_untraced = 0;
   untraced_next_due (rp);
+}
+
+gboolean
+sim_replay_feed_chunk (SimReplay *rp, const SimTraceEvent *evs, guint n,
+                       const SimPageClass *pages, const SimUntracedSet *untraced,
+                       GError **error)
+{
+  replay_chunk_answers (rp, pages, untraced);
   return sim_replay_feed (rp, evs, n, error);
 }
 
@@ -1342,6 +1474,18 @@ sim_replay_finish (SimReplay *rp, GError **error)
 
 typedef struct _Feed Feed;
 
+/* A chunk handed out: its events, the pre-pass's answers (the pipelined
+ * run), and with a shared accounting the slot of each event and of each
+ * untraced free, and the slots handed out so far. */
+typedef struct {
+  const SimTraceEvent *ev;
+  guint n;
+  const SimPrepassChunk *chunk;
+  const guint32 *slots;
+  const guint32 *untraced_slots;
+  guint32 n_slots;
+} FeedChunk;
+
 typedef struct {
   SimReplay *rp;
   gboolean   failed;
@@ -1355,18 +1499,58 @@ typedef struct {
 struct _Feed {
   GMutex lock;
   GCond  cond;
-  struct { const SimTraceEvent *ev; guint n; const SimPrepassChunk *chunk; } ring[WINDOW];
+  FeedChunk ring[WINDOW];
   guint64 published;        /* chunks decoded and handed out */
   guint   window;           /* chunk buffers, <= WINDOW */
   Lane   *lanes;
   guint   n;
   GThreadPool *pool;
+  /* The accounting, done once on the feeding thread for every lane when
+   * two or more were made (NULL: each lane does its own).  Each lane is
+   * handed every event's slot (sim_trace_account_slot), and the slot of
+   * each untraced free's pointer at the point where the lanes make it
+   * (the frees of @us, from @next_us, due before event ordinal n_events). */
+  SimTraceAccount *acct;
+  guint64 n_events;
+  const SimUntracedSet *us;
+  guint next_us;
+  guint32 *us_slots;
+  guint32 *slot_buf[WINDOW], *us_buf[WINDOW];   /* ring[i]'s (us_buf: the pipelined run) */
+  guint slot_cap[WINDOW], us_cap[WINDOW];
+  guint32 *us_whole;        /* the serial run's, for the whole untraced set */
 };
 
 static gboolean
 lane_active (const Lane *l)
 {
   return !l->failed && l->rp;
+}
+
+/* Room in @rp's words for @n slots. */
+static void
+lane_slots_reserve (Replay *rp, guint32 n)
+{
+  if (n <= rp->n_slots)
+    return;
+  guint32 cap = MAX (n, MIN (2 * (guint64) rp->n_slots, SIM_ACCOUNT_NO_SLOT));
+  rp->slots = g_renew (LaneSlot, rp->slots, cap);
+  memset (rp->slots + rp->n_slots, 0, (cap - rp->n_slots) * sizeof (LaneSlot));
+  rp->n_slots = cap;
+}
+
+/* Replay chunk @fc in @rp. */
+static gboolean
+lane_feed (Replay *rp, const FeedChunk *fc, GError **error)
+{
+  const SimPrepassChunk *c = fc->chunk;
+  if (!rp->shared)
+    return c ? sim_replay_feed_chunk (rp, fc->ev, fc->n, &c->pages, &c->untraced, error)
+             : sim_replay_feed (rp, fc->ev, fc->n, error);
+  if (c)
+    replay_chunk_answers (rp, &c->pages, &c->untraced);
+  rp->untraced_slots = fc->untraced_slots;
+  lane_slots_reserve (rp, fc->n_slots);
+  return replay_feed_shared (rp, fc->ev, fc->n, fc->slots, error);
 }
 
 /* Take the chunks published and not yet taken (one a turn when the lanes
@@ -1378,12 +1562,9 @@ lane_run (Lane *l)
   g_mutex_lock (&f->lock);
   while (lane_active (l) && l->pos < f->published)
     {
-      const SimTraceEvent *ev = f->ring[l->pos % f->window].ev;
-      guint n = f->ring[l->pos % f->window].n;
-      const SimPrepassChunk *c = f->ring[l->pos % f->window].chunk;
+      FeedChunk fc = f->ring[l->pos % f->window];
       g_mutex_unlock (&f->lock);
-      gboolean ok = c ? sim_replay_feed_chunk (l->rp, ev, n, &c->pages, &c->untraced, &l->error)
-                      : sim_replay_feed (l->rp, ev, n, &l->error);
+      gboolean ok = lane_feed (l->rp, &fc, &l->error);
       g_mutex_lock (&f->lock);
       l->failed = !ok;
       l->pos++;
@@ -1493,14 +1674,111 @@ lanes_wait_idle (Feed *f)
   g_mutex_unlock (&f->lock);
 }
 
+/* The untraced frees of f->us due before event ordinal @before (all left:
+ * G_MAXUINT64): the slot of each one's pointer now, as the lanes' own
+ * accounting would find it there (apply_untraced_due: the same frees in
+ * the same order at the same events). */
+static inline void
+feed_untraced (Feed *f, guint64 before)
+{
+  const GArray *fr = f->us ? f->us->frees : NULL;
+  while (fr && f->next_us < fr->len)
+    {
+      const SimUntracedFree *u = &g_array_index (fr, SimUntracedFree, f->next_us);
+      if (u->before_index > before)
+        break;
+      f->us_slots[f->next_us++] = sim_trace_account_slot_of (f->acct, u->ptr);
+    }
+}
+
+/* The shared accounting of chunk @fc (its events and @pre_chunk's untraced
+ * frees, the pipelined run's; NULL: the serial run's whole set goes on),
+ * into ring buffer @b. */
+static void
+feed_account (Feed *f, guint b, FeedChunk *fc)
+{
+  if (fc->chunk)
+    {
+      const GArray *fr = fc->chunk->untraced.frees;
+      guint len = fr ? fr->len : 0;
+      if (len > f->us_cap[b])
+        {
+          f->us_cap[b] = MAX (len, 2 * f->us_cap[b]);
+          f->us_buf[b] = g_renew (guint32, f->us_buf[b], f->us_cap[b]);
+        }
+      f->us = &fc->chunk->untraced;
+      f->us_slots = f->us_buf[b];
+      f->next_us = 0;
+    }
+  if (fc->n > f->slot_cap[b])
+    {
+      f->slot_cap[b] = MAX (fc->n, SIM_TRACE_CHUNK);
+      f->slot_buf[b] = g_renew (guint32, f->slot_buf[b], f->slot_cap[b]);
+    }
+  guint32 *slots = f->slot_buf[b];
+  /* The events up to the next untraced free's due ordinal in one call,
+   * then the frees due there. */
+  const GArray *fr = f->us ? f->us->frees : NULL;
+  guint64 first = f->n_events, end = first + fc->n;
+  while (f->n_events < end)
+    {
+      feed_untraced (f, f->n_events);
+      guint64 to = end;
+      if (fr && f->next_us < fr->len)
+        to = CLAMP (g_array_index (fr, SimUntracedFree, f->next_us).before_index,
+                    f->n_events + 1, end);
+      sim_trace_account_slots (f->acct, fc->ev + (f->n_events - first), (guint) (to - f->n_events),
+                               slots + (f->n_events - first));
+      f->n_events = to;
+    }
+  fc->slots = slots;
+  fc->untraced_slots = f->us_slots;
+  fc->n_slots = sim_trace_account_n_slots (f->acct);
+}
+
+/* Share one accounting among the lanes when two or more are running
+ * (with one, its own costs less: no slots to hand over): @whole is the
+ * serial run's untraced set (NULL: the pipelined run's come with the
+ * chunks).  TRUE when shared. */
+static gboolean
+feed_share_begin (Feed *f, const SimUntracedSet *whole)
+{
+  guint live = 0;
+  for (guint i = 0; i < f->n; i++)
+    live += lane_active (&f->lanes[i]);
+  if (live < 2)
+    return FALSE;
+  f->acct = sim_trace_account_new ();
+  f->n_events = 0;
+  f->us = whole;
+  f->next_us = 0;
+  g_clear_pointer (&f->us_whole, g_free);
+  if (whole && whole->frees)
+    f->us_whole = g_new (guint32, MAX (whole->frees->len, 1));
+  f->us_slots = f->us_whole;
+  for (guint i = 0; i < f->n; i++)
+    {
+      Replay *rp = f->lanes[i].rp;
+      if (!lane_active (&f->lanes[i]))
+        continue;
+      rp->shared = TRUE;
+      g_clear_pointer (&rp->acct, sim_trace_account_free);
+      rp->untraced_slots = f->us_whole;
+    }
+  return TRUE;
+}
+
 /* Hand @stream's chunks to the lanes, as they take them, to its end; with
  * @pp (the pipelined run) each with the pre-pass's answers for it, waited
- * for.  FALSE when @pp stopped handing out answers (or they do not fit the
- * chunk) before the stream's end.  Returns with every lane idle. */
+ * for, else @whole is the untraced set the lanes were begun with.  FALSE
+ * when @pp stopped handing out answers (or they do not fit the chunk)
+ * before the stream's end.  Returns with every lane idle. */
 static gboolean
-lanes_feed (Feed *f, SimTraceStream *stream, SimPrepassPipe *pp, GError **stream_error)
+lanes_feed (Feed *f, SimTraceStream *stream, SimPrepassPipe *pp, const SimUntracedSet *whole,
+            GError **stream_error)
 {
   gboolean complete = TRUE;
+  gboolean shared = feed_share_begin (f, whole);
   sim_trace_stream_set_buffers (stream, f->window);
   for (guint64 p = 0;; p++)
     {
@@ -1529,15 +1807,39 @@ lanes_feed (Feed *f, SimTraceStream *stream, SimPrepassPipe *pp, GError **stream
               break;
             }
         }
+      FeedChunk fc = { .ev = ev, .n = k, .chunk = c };
+      guint b = (guint) (p % f->window);
+      if (shared)
+        feed_account (f, b, &fc);
       g_mutex_lock (&f->lock);
-      f->ring[f->published % f->window].ev = ev;
-      f->ring[f->published % f->window].n = k;
-      f->ring[f->published % f->window].chunk = c;
+      f->ring[b] = fc;
       f->published++;
       lanes_hand_out (f);
     }
+  if (shared)
+    {
+      /* The frees left for the lanes' finish (sim_replay_finish), in the
+       * last set handed out: after every event.  The lanes read only
+       * those before them until then. */
+      feed_untraced (f, G_MAXUINT64);
+      g_clear_pointer (&f->acct, sim_trace_account_free);
+    }
   lanes_wait_idle (f);
   return complete;
+}
+
+/* The shared accounting's buffers (after the lanes' last use). */
+static void
+feed_clear (Feed *f)
+{
+  g_clear_pointer (&f->acct, sim_trace_account_free);
+  for (guint i = 0; i < WINDOW; i++)
+    {
+      g_clear_pointer (&f->slot_buf[i], g_free);
+      g_clear_pointer (&f->us_buf[i], g_free);
+      f->slot_cap[i] = f->us_cap[i] = 0;
+    }
+  g_clear_pointer (&f->us_whole, g_free);
 }
 
 /* Finish every lane still running (the trace has ended). */
@@ -1601,7 +1903,7 @@ replay_pipelined (Feed *f, const char *trace, SimTraceStream *first,
         if (!f->lanes[i].failed && !sim_replay_begin (f->lanes[i].rp, trace, fs, NULL, NULL,
                                                       NULL, &f->lanes[i].error))
           f->lanes[i].failed = TRUE;
-      complete = lanes_feed (f, fs, pp, &ferr) && ferr == NULL;
+      complete = lanes_feed (f, fs, pp, NULL, &ferr) && ferr == NULL;
     }
   g_clear_error (&ferr);
   gboolean exact;
@@ -1711,7 +2013,7 @@ sim_replay_run_many (const char *trace, const char *const *specs, guint n,
                                                pre.have_warm ? &pre.warm : NULL, &pre.pages,
                                                &pre.untraced, &lanes[i].error))
       lanes[i].failed = TRUE;
-  lanes_feed (&f, stream, NULL, &trace_error);
+  lanes_feed (&f, stream, NULL, &pre.untraced, &trace_error);
   if (trace_error == NULL)
     lanes_finish (&f);
 done:
@@ -1722,6 +2024,7 @@ done:
 resolve:
   if (f.pool)
     g_thread_pool_free (f.pool, FALSE, TRUE);
+  feed_clear (&f);
   /* The error a serial run reports: the first replay's own, or the
    * trace's when the first replay still running met it. */
   gboolean ok = TRUE;

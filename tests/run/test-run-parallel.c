@@ -3,6 +3,7 @@
  * pool, and the bytes out do not depend on the number of threads; the
  * decoded-trace cache serves a trace only while its bytes are unchanged. */
 #include "tests/testutil.h"
+#include "traces/account.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -408,6 +409,253 @@ test_sweep_decodes_once (void **state)
   assert_int_equal (system (rm), 0);
 }
 
+/* The accounting shared by the lanes (traces/account.h: the feeding thread
+ * gives each event a slot, each lane keeps its words by slot) against a
+ * lane's own accounting, event by event on a random stream with every
+ * case: an allocation of a live pointer (implicit free), a failed one, a
+ * free of a live object on its CPU or another, of NULL, of an unknown or
+ * already freed pointer; and a look-up of a pointer between events, as an
+ * untraced free's.  The lane's word found through the slot is the word its
+ * own accounting holds, every time, and the counts agree. */
+static void
+test_account_slots (void **state)
+{
+  (void) state;
+  g_autoptr (SimTraceAccount) own = sim_trace_account_new ();
+  g_autoptr (SimTraceAccount) shared = sim_trace_account_new ();
+  g_autoptr (GArray) words = g_array_new (FALSE, TRUE, sizeof (guint64));
+  GRand *r = g_rand_new_with_seed (12);
+  guint64 word = 100, peak = 0;
+  guint implicit = 0, live_frees = 0, unknown = 0, nulls = 0, failed = 0, found = 0;
+  const SimTraceKind allocs[] = { SIM_TRACE_KMALLOC, SIM_TRACE_CACHE_ALLOC };
+  const SimTraceKind frees[] = { SIM_TRACE_KFREE, SIM_TRACE_CACHE_FREE };
+  for (guint i = 0; i < 200000; i++)
+    {
+      /* a pool of 4096 pointers: the live set grows to ~2 k and pointers
+       * come back while still live */
+      guint64 ptr = 0xffff888100000000ull + 64 * (guint64) g_rand_int_range (r, 0, 4096);
+      gboolean alloc = g_rand_int_range (r, 0, 100) < 52;
+      if (g_rand_int_range (r, 0, 100) < 2)
+        ptr = 0;
+      SimTraceEvent ev = { .kind = alloc ? allocs[i % 2] : frees[i % 2], .ptr = ptr,
+                           .cpu = g_rand_int_range (r, 0, 4), .cache_id = i % 2 ? i % 7 : 0,
+                           .bytes_req = 8 << (i % 5), .bytes_alloc = 8 << (i % 5) };
+      SimAccountResult res;
+      sim_trace_account_event (own, &ev, &res);
+      guint32 slot = sim_trace_account_slot (shared, &ev);
+      if (alloc && ptr == 0)
+        {
+          failed++;
+          assert_null (res.live);
+          assert_int_equal (slot, SIM_ACCOUNT_NO_SLOT);
+        }
+      else if (alloc)
+        {
+          guint32 s = slot & ~SIM_ACCOUNT_SLOT_IMPLICIT;
+          assert_true (s < sim_trace_account_n_slots (shared));
+          if (s >= words->len)
+            g_array_set_size (words, s + 1);
+          assert_int_equal ((slot & SIM_ACCOUNT_SLOT_IMPLICIT) != 0, res.implicit);
+          if (res.implicit)
+            {
+              implicit++;
+              assert_int_equal (g_array_index (words, guint64, s), res.implicit_old.user);
+            }
+          /* what a lane does with a new object: a word of its own */
+          g_array_index (words, guint64, s) = res.live->user = word++;
+        }
+      else if (res.free_class == SIM_FREE_SAME_CPU || res.free_class == SIM_FREE_CROSS_CPU)
+        {
+          live_frees++;
+          assert_int_not_equal (slot, SIM_ACCOUNT_NO_SLOT);
+          assert_int_equal (g_array_index (words, guint64, slot), res.freed.user);
+        }
+      else
+        {
+          nulls += res.free_class == SIM_FREE_NULL;
+          unknown += res.free_class == SIM_FREE_UNKNOWN;
+          assert_int_equal (slot, SIM_ACCOUNT_NO_SLOT);
+        }
+      if (i % 7 == 0)
+        {
+          /* an untraced free's look-up, and the lane marking the object */
+          guint64 p = 0xffff888100000000ull + 64 * (guint64) g_rand_int_range (r, 0, 4096);
+          SimLiveObject *o = sim_trace_account_lookup (own, p);
+          guint32 s = sim_trace_account_slot_of (shared, p);
+          assert_int_equal (o == NULL, s == SIM_ACCOUNT_NO_SLOT);
+          if (o)
+            {
+              found++;
+              assert_int_equal (g_array_index (words, guint64, s), o->user);
+              g_array_index (words, guint64, s) = o->user = word++;
+            }
+        }
+      peak = MAX (peak, sim_trace_account_counts (own)->live_at_end);
+    }
+  g_rand_free (r);
+  assert_memory_equal (sim_trace_account_counts (own), sim_trace_account_counts (shared),
+                       sizeof (SimAccountCounts));
+  guint n_own, n_shared;
+  const SimAccountCache *c_own = sim_trace_account_caches (own, &n_own);
+  const SimAccountCache *c_shared = sim_trace_account_caches (shared, &n_shared);
+  assert_int_equal (n_own, n_shared);
+  assert_memory_equal (c_own, c_shared, n_own * sizeof (SimAccountCache));
+  /* Freed slots are taken again: as many as were ever live at once. */
+  assert_int_equal (sim_trace_account_n_slots (shared), peak);
+  assert_true (implicit > 1000 && live_frees > 10000 && unknown > 1000 && nulls > 500
+               && failed > 500 && found > 1000);
+}
+
+/* A trace with every kind of event the accounting tells apart, over
+ * several chunks: allocations of live pointers (implicit frees), failed
+ * ones, the recording kernel's own (internal), kmallocs too large for
+ * some kernels (refused), frees of NULL, of unknown and of already freed
+ * pointers, and maple_node pointers that come back (untraced frees, made
+ * as kfree_rcu a grace period before). */
+static char *
+accounting_trace (void)
+{
+  GRand *r = g_rand_new_with_seed (7);
+  GString *t = g_string_new (NULL);
+  guint64 live[4096];
+  const char *name[4096];
+  guint n_live = 0;
+  const char *caches[] = { "filp", "names_cache", "maple_node", "skbuff_head_cache" };
+  const guint sizes[] = { 256, 4096, 256, 232 };
+  for (guint i = 0; i < 40000; i++)
+    {
+      guint cpu = g_rand_int_range (r, 0, 4);
+      GString *l = g_string_new (NULL);
+      g_string_printf (l, "  hackbench-%u  [%03u] .....   1.%06u: ", 4000 + cpu, cpu, 20 * i);
+      guint k = g_rand_int_range (r, 0, 100);
+      if (i % 250 == 0)
+        {
+          /* three maple_nodes whose pointers come back at once: each
+           * untraced kfree_rcu is placed just after its own allocation,
+           * between the others' (the frees' slots are found exactly
+           * there) */
+          for (guint b = 0; b < 6; b++)
+            g_string_append_printf (l, "%.*skmem_cache_alloc: call_site=mas_alloc_nodes+0x1/0x2 "
+                                    "ptr=%016" G_GINT64_MODIFIER "x name=maple_node bytes_req=256 "
+                                    "bytes_alloc=256 gfp_flags=GFP_KERNEL node=-1 "
+                                    "accounted=false\n", b ? (int) (strchr (l->str, ':') - l->str + 2) : 0,
+                                    l->str, (guint64) (0xffff888300000000ull + 64 * (i + b % 3)));
+          g_string_append (t, l->str);
+          g_string_printf (l, "  hackbench-%u  [%03u] .....   1.%06u: ", 4000 + cpu, cpu, 20 * i);
+        }
+      if (k < 46 || n_live == 0)
+        {
+          guint64 p;
+          gboolean again = n_live && g_rand_int_range (r, 0, 100) < 5;
+          guint j = again ? (guint) g_rand_int_range (r, 0, n_live) : n_live;
+          p = again ? live[j] : 0xffff888100000000ull + 64 * (guint64) g_rand_int_range (r, 0, 1 << 16);
+          if (g_rand_int_range (r, 0, 100) < 1)
+            p = 0;
+          guint c = g_rand_int_range (r, 0, 8);
+          const char *nm = NULL;
+          if (c < 4)
+            {
+              nm = caches[c];
+              g_string_append_printf (l, "kmem_cache_alloc: call_site=a+0x1/0x2 ptr=%016" G_GINT64_MODIFIER
+                                      "x name=%s bytes_req=%u bytes_alloc=%u gfp_flags=GFP_KERNEL "
+                                      "node=-1 accounted=false\n", p, nm, sizes[c], sizes[c]);
+            }
+          else
+            {
+              const char *site = c == 4 ? "alloc_slab_obj_exts" : "b";
+              guint sz = c == 5 ? 3 << 20 : 8u << g_rand_int_range (r, 0, 10);
+              g_string_append_printf (l, "kmalloc: call_site=%s+0x1/0x2 ptr=%016" G_GINT64_MODIFIER
+                                      "x bytes_req=%u bytes_alloc=%u gfp_flags=GFP_KERNEL "
+                                      "node=-1 accounted=false\n", site, p, sz,
+                                      c == 5 ? 4 << 20 : sz);
+            }
+          if (p && !again && n_live < G_N_ELEMENTS (live))
+            j = n_live++;
+          if (p && j < n_live)
+            live[j] = p, name[j] = nm;
+        }
+      else if (k < 50)
+        g_string_append (l, "kfree: call_site=c+0x1/0x2 ptr=0000000000000000\n");
+      else if (k < 54)
+        g_string_append_printf (l, "kfree: call_site=c+0x1/0x2 ptr=%016" G_GINT64_MODIFIER "x\n",
+                                (guint64) (0xffff888200000000ull
+                                           + 64 * (guint64) g_rand_int_range (r, 0, 1 << 16)));
+      else
+        {
+          guint j = g_rand_int_range (r, 0, n_live);
+          guint64 p = live[j];
+          const char *nm = name[j];
+          live[j] = live[--n_live];
+          name[j] = name[n_live];
+          if (nm && g_rand_int_range (r, 0, 100) < 70)
+            g_string_append_printf (l, "kmem_cache_free: call_site=c+0x1/0x2 ptr=%016"
+                                    G_GINT64_MODIFIER "x name=%s\n", p, nm);
+          else
+            g_string_append_printf (l, "kfree: call_site=%s+0x1/0x2 ptr=%016" G_GINT64_MODIFIER
+                                    "x\n", k < 57 ? "__free_slab" : "c", p);
+          if (g_rand_int_range (r, 0, 100) < 2)   /* and a double free */
+            g_string_append_printf (l, "%.*skfree: call_site=c+0x1/0x2 ptr=%016" G_GINT64_MODIFIER
+                                    "x\n", (int) (strchr (l->str, ':') - l->str + 2), l->str, p);
+        }
+      g_string_append (t, l->str);
+      g_string_free (l, TRUE);
+    }
+  g_rand_free (r);
+  char *path = tu_write_temp (".trace", t->str, (gssize) t->len);
+  g_string_free (t, TRUE);
+  return path;
+}
+
+/* With two or more allocators the lanes share one accounting (done once
+ * on the feeding thread, sim/run/replay.c); with one, the lane keeps its
+ * own.  Every allocator's report in a shared run is its report alone, on
+ * one thread and on two (the pipelined pre-pass), for a trace with every
+ * case the accounting tells apart, and the cases do occur. */
+static void
+test_accounting_shared (void **state)
+{
+  (void) state;
+  g_autofree char *trace = accounting_trace ();
+  const char *specs[] = { "slub@6.18", "slab", "slqb", "slub@2.6.34" };
+  const char *jobs[] = { "1", "2" };
+  for (guint j = 0; j < G_N_ELEMENTS (jobs); j++)
+    for (guint n = 2; n <= 4; n += 2)
+      {
+        const char *args[16];
+        guint k = 0;
+        for (guint i = 0; i < n; i++)
+          {
+            args[k++] = "-a";
+            args[k++] = specs[i];
+          }
+        args[k++] = "--jobs";
+        args[k++] = jobs[j];
+        args[k] = NULL;
+        g_autofree char *all = run_ok (args, trace);
+        for (guint i = 0; i < n; i++)
+          {
+            const char *one[] = { "-a", specs[i], "--jobs", jobs[j], NULL };
+            g_autofree char *alone = run_ok (one, trace);
+            const char *sec = strstr (alone, "\n== ");
+            assert_non_null (sec);
+            tu_assert_contains (all, sec + 1);
+          }
+      }
+  const char *json[] = { "-a", "slqb", "-a", "slub@6.18", "--format", "json", NULL };
+  g_autofree char *out = run_ok (json, trace);
+  assert_true (tu_json_uint (out, "\"replay\": {", "events") > 2 * 16384);
+  const char *cases[] = { "implicit_frees", "untraced_kfree_rcu", "skipped_failed_allocs",
+                          "skipped_null_frees", "skipped_unknown_frees",
+                          "skipped_internal_allocs", "skipped_internal_frees",
+                          "refused_allocs", "skipped_refused_frees" };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (tu_json_uint (out, "\"replay\": {", cases[i]) == 0)
+      {
+        print_error ("no %s in the first replay\n", cases[i]);
+        fail ();
+      }
+}
+
 int
 main (void)
 {
@@ -415,6 +663,8 @@ main (void)
     cmocka_unit_test (test_jobs_identical),
     cmocka_unit_test (test_turns_identical),
     cmocka_unit_test (test_same_as_alone),
+    cmocka_unit_test (test_account_slots),
+    cmocka_unit_test (test_accounting_shared),
     cmocka_unit_test (test_error_identical),
     cmocka_unit_test (test_cache),
     cmocka_unit_test (test_sweep_decodes_once),
