@@ -6,6 +6,16 @@
 /* ------------------------------------------------------------------ */
 /* The core timing model (see SimOp and SimCoreState in alloc.h).       */
 
+/* The reorder window is empty (what the window tests and the push's
+ * merge compare with names no instruction). */
+static inline void
+window_empty (SimCoreState *cs)
+{
+  cs->rob_n = 0;
+  cs->rob_stop = G_MAXUINT64;
+  cs->rob_tail_seq = G_MAXUINT64;
+}
+
 static void
 core_reset (SimCoreState *cs, SimTime now)
 {
@@ -19,7 +29,12 @@ core_reset (SimCoreState *cs, SimTime now)
   cs->sb_head = (guint) (cs->sb_pushed & (SIM_CORE_MAX_STORES - 1));
   cs->sb_n = 0;
   cs->sb_last = now;
-  cs->rob_head = cs->rob_n = 0;
+  /* Those stores' commit times may lie after @now: cleared, so that the
+   * time index does not send loads the long way for them (it would only
+   * cost a scan that finds nothing: the buffer is empty). */
+  memset (cs->sb_line_commit, 0, sizeof cs->sb_line_commit);
+  cs->rob_head = 0;
+  window_empty (cs);
 }
 
 /* A CPU's pipeline as its memory system's slot holds it: the state, and
@@ -55,6 +70,7 @@ op_begin_slow (SimOp *op, SimMemSys *mem, guint cpu, SimTime now, gpointer *slot
   CoreSlot *cslot = g_new0 (CoreSlot, 1);
   *slot = cslot;
   core_reset (&cslot->cs, now);
+  cslot->cs.rob_size = core->rob;
   op->cs = &cslot->cs;
   op->rob = core->rob;
   cslot->proto = *op;
@@ -166,7 +182,13 @@ dispatch_to (SimOp *op, SimCoreState *cs, guint64 target, gboolean charge)
       n--;
     }
   cs->rob_head = head;
-  cs->rob_n = n;
+  if (n)
+    {
+      cs->rob_n = n;
+      cs->rob_stop = cs->rob_seq[head] + rob;
+    }
+  else
+    window_empty (cs);
   if (target > seq)
     {
       if (charge)
@@ -181,10 +203,11 @@ dispatch_to (SimOp *op, SimCoreState *cs, guint64 target, gboolean charge)
  * entry of the window: the oldest unfinished instruction is less than a
  * window behind it. */
 static inline gboolean
-window_clear (const SimOp *op, const SimCoreState *cs, guint64 target)
+window_clear (const SimCoreState *cs, guint64 target)
 {
-  return cs->rob_n == 0 || cs->rob_seq[cs->rob_head] + op->rob >= target;
+  return target <= cs->rob_stop;
 }
+
 
 static G_GNUC_NO_INLINE void
 instr_slow (SimOp *op, guint n)
@@ -208,7 +231,7 @@ sim_op_instr (SimOp *op, guint n)
   /* dispatch_to when the window holds nothing that stops these n (its
    * loop would not run): out of line otherwise, so the common path needs
    * no frame. */
-  if (G_LIKELY (op->rob != 0) && G_LIKELY (window_clear (op, cs, cs->seq + n)))
+  if (G_LIKELY (op->rob != 0) && G_LIKELY (window_clear (cs, cs->seq + n)))
     {
       advance_instr (op, n);
       cs->seq += n;
@@ -227,7 +250,7 @@ sim_op_xcost_slow (SimOp *op, guint c)
   SimCoreState *cs = op->cs;
   if (op->rob)
     {
-      if (G_LIKELY (window_clear (op, cs, cs->seq + 1)))
+      if (G_LIKELY (window_clear (cs, cs->seq + 1)))
         cs->seq++;                /* dispatch_to, whose note_time the one below covers */
       else
         dispatch_to (op, cs, cs->seq + 1, FALSE);
@@ -255,7 +278,7 @@ sim_op_retire (SimOp *op)
       return;
     }
   sim_op_stall (op, MAX (op->cs->retired, op->cs->loads_done));
-  op->cs->rob_n = 0;
+  window_empty (op->cs);
   note_time (op);
 }
 
@@ -310,13 +333,18 @@ fb_issue (SimOp *op, SimCoreState *cs, SimTime ti, guint32 lat)
   return ti;
 }
 
-/* Forget stores that have committed by now; if the buffer is still full,
- * stall until its oldest store commits. */
+/* Make room for a store: if the buffer looks full, forget the stores that
+ * have committed by now, and if it is still full, stall until its oldest
+ * store commits.  (Committed stores are only forgotten here: until the
+ * buffer looks full they stall nothing, and forwarding tells them by their
+ * commit times; SimCoreState.sb_line_commit.) */
 static inline void
 sb_make_room (SimOp *op, SimCoreState *cs)
 {
   guint cap = op->sb_cap;
   guint head = cs->sb_head, n = cs->sb_n;
+  if (G_LIKELY (n < cap))
+    return;
   for (;;)
     {
       while (n && cs->sb[head] <= op->t)
@@ -332,14 +360,18 @@ sb_make_room (SimOp *op, SimCoreState *cs)
   cs->sb_n = n;
 }
 
-/* Store number @k touches the lines of [addr, addr+size), more than one. */
+/* Store number @k, committing at @commit, touches the lines of
+ * [addr, addr+size), more than one. */
 static G_GNUC_NO_INLINE void
-sb_index_lines (SimCoreState *cs, SimAddr addr, guint32 size, guint64 k)
+sb_index_lines (SimCoreState *cs, SimAddr addr, guint32 size, guint64 k, SimTime commit)
 {
   SimAddr first = addr >> SB_LINE_SHIFT;
   SimAddr last = (addr + size - 1) >> SB_LINE_SHIFT;
   for (SimAddr l = first; l <= last && l - first < SIM_CORE_SB_LINES; l++)
-    cs->sb_line[l & SB_LINE_MASK] = k;
+    {
+      cs->sb_line[l & SB_LINE_MASK] = k;
+      cs->sb_line_commit[l & SB_LINE_MASK] = commit;
+    }
 }
 
 /* A store enters the buffer: its data is ready at @data, its line owned at
@@ -360,9 +392,13 @@ sb_push (SimCoreState *cs, SimAddr addr, guint32 size, SimTime data, SimTime own
   cs->sb_last = commit;
   guint64 k = ++cs->sb_pushed;
   if (G_LIKELY (SB_ONE_LINE (addr, size)))
-    cs->sb_line[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK] = k;
+    {
+      guint b = (addr >> SB_LINE_SHIFT) & SB_LINE_MASK;
+      cs->sb_line[b] = k;
+      cs->sb_line_commit[b] = commit;
+    }
   else
-    sb_index_lines (cs, addr, size, k);
+    sb_index_lines (cs, addr, size, k, commit);
 }
 
 /* Store-to-load forwarding, step one: the number of the youngest
@@ -422,6 +458,11 @@ sb_scan (const SimCoreState *cs, guint64 from, SimAddr addr, guint32 size, SimTi
 static inline SimTime
 sb_forward (const SimCoreState *cs, SimAddr addr, guint32 size, SimTime ti)
 {
+  /* A load of one line whose bucket's youngest store has committed by @ti
+   * reads the cache (SimCoreState.sb_line_commit). */
+  if (SB_ONE_LINE (addr, size)
+      && cs->sb_line_commit[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK] <= ti)
+    return 0;
   guint64 from = sb_candidate (cs, addr, size);
   return from ? sb_scan (cs, from, addr, size, ti) : 0;
 }
@@ -481,13 +522,12 @@ sim_op_load_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok aft
   SimCoreState *cs = op->cs;
   SimTime ti = MAX (op->t, after);
   gboolean miss = lat > op->hit_latency;
-  /* sb_candidate for a load within one line; anything else (a store to
-   * forward from, a load across lines, every fill buffer taken) goes the
-   * long way. */
-  if (G_UNLIKELY (cs->sb_n
-                  && (!SB_ONE_LINE (addr, size)
-                      || cs->sb_line[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK]
-                         > cs->sb_pushed - cs->sb_n))
+  /* A load within one line whose bucket's youngest store has committed by
+   * @ti reads the cache (SimCoreState.sb_line_commit); anything else (a
+   * store it may forward from, a load across lines, every fill buffer
+   * taken) goes the long way. */
+  if (G_UNLIKELY (!SB_ONE_LINE (addr, size)
+                  || cs->sb_line_commit[(addr >> SB_LINE_SHIFT) & SB_LINE_MASK] > ti)
       || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
     return load_slow (op, cs, addr, size, ti, lat);
   /* load_ready with nothing to forward and a fill buffer free (fb_issue). */
@@ -529,17 +569,10 @@ sim_op_store_done (SimOp *op, SimAddr addr, guint32 size, guint32 lat, SimTok af
       return;
     }
   SimCoreState *cs = op->cs;
-  /* sb_make_room's first step: forget the stores committed by now. */
-  guint head = cs->sb_head, n = cs->sb_n;
-  while (n && cs->sb[head] <= op->t)
-    {
-      head = (head + 1) & SB_MASK;
-      n--;
-    }
-  cs->sb_head = head;
-  cs->sb_n = n;
+  /* Committed stores are forgotten only when the buffer looks full
+   * (store_slow's sb_make_room). */
   gboolean miss = lat > op->hit_latency;
-  if (G_UNLIKELY (n >= op->sb_cap) || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
+  if (G_UNLIKELY (cs->sb_n >= op->sb_cap) || G_UNLIKELY (miss && cs->n_miss >= op->fb_lim))
     {
       store_slow (op, cs, addr, size, lat, after);
       return;
@@ -573,7 +606,7 @@ sim_op_drain (SimOp *op)
   cs->sb_head = (cs->sb_head + cs->sb_n) & SB_MASK;
   cs->sb_n = 0;
   cs->n_miss = 0;
-  cs->rob_n = 0;
+  window_empty (cs);
   note_time_cs (op, cs);
 }
 
@@ -649,8 +682,15 @@ sim_op_rmw_local (SimOp *op, SimAddr addr, guint32 size, SimMemClass cls, SimXCo
     }
   /* Out of order: one slot of dispatch; its result (and the data of its
    * store half) is ready @c cycles after the old value, and the window
-   * holds it until then. */
-  dispatch_to (op, cs, cs->seq + 1, TRUE);
+   * holds it until then.  (dispatch_to, whose note_time the one below
+   * covers, when the window stops nothing.) */
+  if (G_LIKELY (window_clear (cs, cs->seq + 1)))
+    {
+      advance_instr (op, 1);
+      cs->seq++;
+    }
+  else
+    dispatch_to (op, cs, cs->seq + 1, TRUE);
   SimTime done = old + c;
   rob_push (cs, done);
   if (op->sb_cap)

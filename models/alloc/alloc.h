@@ -80,10 +80,25 @@ typedef struct {
    * without a scan. */
   guint64  sb_pushed;
   guint64  sb_line[SIM_CORE_SB_LINES];
+  /* The same buckets by time (host speed only): sb_line_commit[b] is the
+   * commit time of the youngest store that touched a line of bucket b
+   * (0: none since the pipeline last started empty).  Commit times rise
+   * strictly through the buffer, so a load of one line whose bucket's time
+   * is not after the load's issue finds every store to its line committed:
+   * it reads the cache, whatever the buffer still holds.  That makes the
+   * buffer's contents matter only when it looks full: committed stores are
+   * forgotten then (sb_make_room), not on every store. */
+  SimTime  sb_line_commit[SIM_CORE_SB_LINES];
   /* The reorder window: instruction seq's result is ready at ready (kept
    * as a running maximum: instructions retire in order). */
   guint    rob_head, rob_n;
-  guint64  rob_tail_seq;                  /* the youngest entry's seq (rob_n > 0) */
+  guint64  rob_tail_seq;                  /* the youngest entry's seq; G_MAXUINT64 when empty */
+  /* Dispatch may go up to (not including) instruction rob_stop without
+   * waiting for the window: the oldest entry's seq + rob_size, or
+   * G_MAXUINT64 when the window is empty (host speed only: the window test
+   * is one compare).  rob_size is the core's rob. */
+  guint64  rob_stop;
+  guint64  rob_size;
   guint64  rob_seq[SIM_CORE_MAX_ROB];
   SimTime  rob_ready[SIM_CORE_MAX_ROB];
 } SimCoreState;
@@ -180,8 +195,7 @@ sim_op_xcost (SimOp *op, SimXCost x)
   /* op->rob is only set when the op keeps a pipeline (cs).  The window is
    * clear for one more instruction (alloc.c window_clear): dispatch moves
    * on by one, then the cost is charged and the CPU's latest time noted. */
-  if (G_LIKELY (op->rob != 0)
-      && G_LIKELY (cs->rob_n == 0 || cs->rob_seq[cs->rob_head] + op->rob >= cs->seq + 1))
+  if (G_LIKELY (op->rob != 0) && G_LIKELY (cs->seq < cs->rob_stop))
     {
       cs->seq++;
       op->t += c;
@@ -216,28 +230,43 @@ void sim_op_retire (SimOp *op);
  * the window stall a little earlier).  The youngest entry's ready time is
  * always retired (only this function writes either while the window holds
  * entries), so a push that does not raise retired and would merge changes
- * nothing. */
+ * nothing.  An empty window's rob_tail_seq names no instruction, so the
+ * one compare with seq says whether there is an entry to merge into.
+ *
+ * A push that does not raise retired stalls nobody either when it would
+ * add an entry: that entry's ready time would be retired, which the
+ * youngest entry, older, already holds, so dispatch has waited for it by
+ * the time it reaches the new one (and an empty window's retired has
+ * passed: dispatch waited for it as the window emptied).  It is dropped,
+ * unless the ring could fill (a window of SIM_CORE_MAX_ROB - 1 or more:
+ * rob entries of distinct instructions, plus the youngest), where the
+ * count of entries decides when pushes merge. */
 static inline void
 sim_core_rob_push (SimCoreState *cs, SimTime ready)
 {
   guint n = cs->rob_n;
-  gboolean merge = n && (cs->rob_tail_seq == cs->seq || n == SIM_CORE_MAX_ROB);
-  if (ready > cs->retired)
+  if (ready <= cs->retired)
+    {
+      if (G_LIKELY (cs->rob_size < SIM_CORE_MAX_ROB - 1)
+          || cs->rob_tail_seq == cs->seq || n == SIM_CORE_MAX_ROB)
+        return;
+    }
+  else
     {
       cs->retired = ready;
-      if (merge)
+      if (cs->rob_tail_seq == cs->seq || G_UNLIKELY (n == SIM_CORE_MAX_ROB))
         {
           cs->rob_ready[(cs->rob_head + n - 1) & (SIM_CORE_MAX_ROB - 1)] = ready;
           return;
         }
     }
-  else if (merge)
-    return;
   guint i = (cs->rob_head + n) & (SIM_CORE_MAX_ROB - 1);
   cs->rob_seq[i] = cs->seq;
   cs->rob_ready[i] = cs->retired;
   cs->rob_tail_seq = cs->seq;
   cs->rob_n = n + 1;
+  if (n == 0)
+    cs->rob_stop = cs->seq + cs->rob_size;
 }
 
 /* sim_op_use of an in-order op (rob 0): wait for @tok. */

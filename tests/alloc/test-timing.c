@@ -245,6 +245,17 @@ test_across_calls (void **state)
   box_free (&b);
 }
 
+/* Begins @op on CPU 0 at time 0 with @line in the cache and nothing in
+ * flight; returns the time it got to. */
+static SimTime
+begin_with_line (Box *b, SimOp *op, SimAddr line)
+{
+  sim_op_begin (op, b->mem, 0, 0);
+  sim_op_load (op, line, 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_retire (op);
+  return op->t;
+}
+
 /* A load of a buffered store's address gets the store's data: the
  * freelist head written by one call and read by the next is a chain. */
 static void
@@ -253,10 +264,7 @@ test_store_forwarding (void **state)
   (void) state;
   Box b = box_new (CORE_OOO);
   SimOp op;
-  sim_op_begin (&op, b.mem, 0, 0);
-  sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW);     /* line cached */
-  sim_op_retire (&op);
-  SimTime t0 = op.t;
+  SimTime t0 = begin_with_line (&b, &op, LINE (5));
   /* The store's data is ready 50 cycles on (the end of a chain). */
   sim_op_store (&op, LINE (5), 8, SIM_MEM_CPU_SLAB, t0 + 50);
   SimTok r = sim_op_load (&op, LINE (5), 8, SIM_MEM_CPU_SLAB, SIM_TOK_NOW);
@@ -326,6 +334,108 @@ test_forwarding_index (void **state)
   sim_op_store (&op, LINE (5), 8, SIM_MEM_OTHER, op.t + 500);
   sim_op_begin (&op, b.mem, 0, 0);
   assert_int_equal (sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW), 4);
+  box_free (&b);
+}
+
+/* A store that has committed is out of the buffer for every purpose,
+ * however long the buffer keeps its entry (committed stores are forgotten
+ * when it looks full, and loads tell them by their commit times): a load
+ * of its line reads the cache, and it does not count against the buffer's
+ * room. */
+static void
+test_committed_stores (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE_OOO);
+  SimOp op;
+  SimTime t0 = begin_with_line (&b, &op, LINE (5));
+  /* Pending: its data is ready at t0 + 50, the load gets it from the
+   * buffer. */
+  sim_op_store (&op, LINE (5), 8, SIM_MEM_OTHER, t0 + 50);
+  assert_int_equal (sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW), t0 + 50 + 4);
+  /* Nine loads of lines of LINE (5)'s set (64 sets of 64 bytes) evict it
+   * from the 8-way L1d; no store in between, so the buffer still holds the
+   * store when it has committed. */
+  for (guint i = 1; i <= 9; i++)
+    sim_op_load (&op, LINE (5) + 64 * 64 * (SimAddr) i, 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_retire (&op);
+  SimTime t1 = op.t;
+  assert_true (t1 > t0 + 50 + 1);
+  /* Committed: the load misses in the cache (forwarded, it would be the
+   * L1d latency). */
+  assert_int_equal (sim_op_load (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW), t1 + 100);
+  /* A load issued before the store commits (its address waits for
+   * nothing, the op's clock is early) still gets it: eight stores to
+   * cached lines at t2 commit at t2 + 4, t2 + 5, ..., t2 + 11. */
+  sim_op_retire (&op);
+  SimTime t2 = op.t;
+  for (guint i = 0; i < 8; i++)
+    sim_op_store (&op, LINE (5) + 8 * i, 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (sim_op_load (&op, LINE (5) + 56, 8, SIM_MEM_OTHER, SIM_TOK_NOW), t2 + 4);
+  assert_int_equal (op.t, t2);
+  /* The buffer (8 entries) is full of pending stores: the ninth waits for
+   * the oldest to commit. */
+  sim_op_store (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (op.t, t2 + 4);
+  /* Once they have all committed, eight more stores find room without
+   * waiting, though the buffer still holds the old entries; the ninth of
+   * those waits for the oldest of the new ones only. */
+  sim_op_retire (&op);
+  sim_op_stall (&op, op.t + 100);
+  SimTime t3 = op.t;
+  guint64 mem = op.cost.mem_cycles;
+  for (guint i = 0; i < 8; i++)
+    sim_op_store (&op, LINE (5) + 8 * i, 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (op.t, t3);
+  assert_int_equal (op.cost.mem_cycles, mem);
+  sim_op_store (&op, LINE (5), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (op.t, t3 + 4);
+  box_free (&b);
+}
+
+/* The reorder window after it empties (a serialising point, or dispatch
+ * past every entry) stops dispatch again at its next entry; an entry that
+ * raises the window's latest ready time is kept even among entries that
+ * do not. */
+static void
+test_window_refill (void **state)
+{
+  (void) state;
+  Box b = box_new (CORE_OOO);
+  SimOp op;
+  sim_op_begin (&op, b.mem, 0, 0);
+  sim_op_use (&op, sim_op_load (&op, LINE (0), 8, SIM_MEM_OTHER, SIM_TOK_NOW));
+  sim_op_retire (&op);                            /* the window is empty */
+  assert_int_equal (op.t, 100);
+  sim_op_use (&op, sim_op_load (&op, LINE (1), 8, SIM_MEM_OTHER, SIM_TOK_NOW));
+  sim_op_instr (&op, 20);                         /* the 9th waits for 200 */
+  assert_int_equal (op.t, 206);
+  /* Dispatch went past every entry: empty again, and the next entry stops
+   * it as the first did. */
+  SimTime t0 = op.t;
+  sim_op_use (&op, sim_op_load (&op, LINE (2), 8, SIM_MEM_OTHER, SIM_TOK_NOW));
+  sim_op_instr (&op, 20);
+  assert_int_equal (op.t, t0 + 100 + 6);
+
+  /* A miss A, a hit (ready before A: changes nothing), a load chained on A
+   * (ready after it: must stop dispatch once the window is past it). */
+  sim_op_retire (&op);
+  SimTime t1 = op.t;
+  SimTok a = sim_op_load (&op, LINE (3), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  sim_op_use (&op, a);
+  sim_op_instr (&op, 2);
+  SimTok h = sim_op_load (&op, LINE (3), 8, SIM_MEM_OTHER, SIM_TOK_NOW);
+  assert_int_equal (h, t1 + 1 + 4);
+  sim_op_use (&op, h);
+  sim_op_instr (&op, 2);
+  SimTok c = sim_op_load (&op, LINE (4), 8, SIM_MEM_OTHER, a);
+  assert_int_equal (c, t1 + 200);
+  sim_op_use (&op, c);
+  /* Instruction 8 waits for A (t1 + 100), 12 for C (t1 + 200), then 12
+   * more: 6 cycles. */
+  sim_op_instr (&op, 20);
+  assert_int_equal (op.t, t1 + 206);
+  assert_int_equal (op.cost.mem_cycles + op.cost.instr, op.t);
   box_free (&b);
 }
 
@@ -406,6 +516,8 @@ main (void)
     cmocka_unit_test (test_across_calls),
     cmocka_unit_test (test_store_forwarding),
     cmocka_unit_test (test_forwarding_index),
+    cmocka_unit_test (test_committed_stores),
+    cmocka_unit_test (test_window_refill),
     cmocka_unit_test (test_core_errors),
     cmocka_unit_test (test_bundled_have_core),
   };
