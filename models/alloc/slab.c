@@ -352,12 +352,16 @@ sim_slab_kmalloc (SimSlab *m, SimOp *op, gsize size, gint node, guint32 gfp)
    * most kmalloc call sites pass a constant (sizeof a structure), so the
    * model charges the compile-time path for every kmalloc
    * (docs/models/slab.md). */
-  SlabCache *c = find_general_cachep (m, NULL, MAX (size, 1), gfp);
+  /* find_general_cachep's answer without its charges, and its index, from
+   * one walk of the sizes (host speed only). */
+  guint i = 0;
+  while (i < m->n_sizes && MAX (size, 1) > m->sizes[i])
+    i++;
+  if (i == m->n_sizes)
+    return 0;
+  SlabCache *c = (gfp & SIM_GFP_DMA) ? m->size_dma_cache[i] : m->size_cache[i];
   if (c == NULL)
     return 0;
-  guint i = 0;
-  while (m->sizes[i] < MAX (size, 1))
-    i++;
   sim_op_read (op, malloc_sizes_cachep (m, i, gfp), 8, SIM_MEM_CACHE_META);
   return cache_alloc_node (m, op, c, node, gfp);
 }

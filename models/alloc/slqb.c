@@ -362,7 +362,7 @@ sim_slqb_node_of_cpu (const SimSlqb *m, guint cpu)
 }
 
 /* get_cpu_slab: s->cpu_slab, then the array element. */
-static CpuSlab *
+static inline __attribute__ ((always_inline)) CpuSlab *
 get_cpu_slab (SimOp *op, SlqbCache *s)
 {
   rd_kc (op, s, KC_CPU_SLAB);
@@ -380,7 +380,7 @@ get_node_slab (SimOp *op, SlqbCache *s, guint node)
 
 /* virt_to_head_slqb_page of an object: the flags of its own struct page
  * and, inside a compound page's tail, the head's. */
-static void
+static inline __attribute__ ((always_inline)) void
 virt_to_head (SimSlqb *m, SimOp *op, Obj o)
 {
   sim_op_path (op, &m->path[P_VIRT_TO_PAGE]);
@@ -730,7 +730,7 @@ claim_remote_free_list (SimSlqb *m, SimOp *op, SlqbCache *s, CacheList *l)
   stat_add (m, op, l, SIM_SLQB_CLAIM_REMOTE_LIST_OBJECTS, nr);
 }
 
-static gboolean
+static inline __attribute__ ((always_inline)) gboolean
 pop_freelist (SimOp *op, CacheList *l, Obj *out)
 {
   rd_l (op, l, KL_FREELIST_NR, 16);

@@ -316,6 +316,10 @@ sim_slub_kmalloc_cache (SimSlub *m, gsize size, guint32 gfp)
   (void) gfp;      /* DMA kmalloc caches are not modelled: served by the normal ones */
   if (m->p.pass_through > 0 && (gint64) size > m->p.pass_through)
     return SIM_CACHE_NONE;
+  /* Sizes up to 192 are always a cache's (every era's top is larger), and
+   * the caches are fixed once made: the table holds what follows. */
+  if (size <= SLUB_KMALLOC_SMALL && m->kmalloc_small_ready)
+    return m->kmalloc_small[(MAX (size, 1) - 1) / 8];
   SimKmallocClass k = sim_kmalloc_classify (m->cfg.era, MAX (size, 1));
   if (k.kind != SIM_KMALLOC_CACHE)
     {
@@ -618,6 +622,7 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       return abandon_early (m);
     }
 
+  m->kmalloc_max = sim_kmalloc_max_size (m->cfg.era);
   m->caches = g_ptr_array_new ();
   m->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   m->model_of = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -659,6 +664,16 @@ sim_slub_new (const SimAllocSpec *spec, const SimAllocEnv *env, GError **error)
       g_free (name);
     }
   g_array_unref (idx);
+  /* The same answers in a table for the small sizes (size_index's range):
+   * every size of an 8-byte step (8k-7..8k) has the same cache. */
+  for (guint i = 0; i < SLUB_KMALLOC_SMALL / 8; i++)
+    {
+      SimKmallocClass k = sim_kmalloc_classify (m->cfg.era, 8 * (i + 1));
+      g_assert (k.kind == SIM_KMALLOC_CACHE);
+      m->kmalloc_small[i] = k.index < m->n_kmalloc && m->kmalloc[k.index]
+                            ? m->kmalloc[k.index]->id : SIM_CACHE_NONE;
+    }
+  m->kmalloc_small_ready = TRUE;
   if (era->sheaves_all && !bootstrap_kmalloc_sheaves (m, &op, error))
     {
       sim_slub_free_model (m);

@@ -7,7 +7,10 @@
  * at each row say which header they come from; 7.0 is the 7.x
  * snapshot slub-7.c follows.  Each row points at its era's ops table
  * (SlubEraOps): the 2.6 eras and 6.18 share the classic paths of slub.c,
- * whose differences these flags choose; 7.x has its own.
+ * whose differences these flags choose; 7.x has its own.  The rows of
+ * 2.6.34 and 6.18 are in slub-internal.h, so that slub.c can compile its
+ * fast paths once more for each of them with the flags as constants (the
+ * same code, fewer host instructions).
  */
 #include "models/alloc/slub-internal.h"
 
@@ -28,10 +31,8 @@ const SlubEra slub_eras[] = {
    * local_node 40..103, ... as 2.6.33 ..., node[] 248}: the fast path's
    * s->cpu_slab and s->offset share line 0 with local_node.list_lock,
    * nr_partial and the partial list head. */
-  { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 248, 20,
-    PCPU_KMALLOC_STATIC, 40, 1000, FALSE, &slub_classic_ops },
-  { "6.18",   SIM_SLUB_6_18,   FALSE, FALSE, FALSE, TRUE,  TRUE,  TRUE,  FALSE, 0, 256, 48,
-    PCPU_DYNAMIC, 0, 1000, FALSE, &slub_classic_ops },
+  SLUB_ERA_ROW_2_6_34,
+  SLUB_ERA_ROW_6_18,
   /* mm/slab.h of 7.x: kmem_cache {cpu_sheaves 0, flags 8, min_partial
    * 16, size 24, object_size 28, reciprocal_size 32, offset 40,
    * sheaf_capacity 44, oo 48, ...}, per_node[] {barn, node} after the

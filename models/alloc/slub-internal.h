@@ -188,6 +188,10 @@ extern const guint slub_n_eras;
 typedef struct SlubCache SlubCache;
 typedef struct Slab Slab;
 
+/* kmalloc sizes up to this one find their cache in a table (SimSlub); the
+ * kernel's size_index[] covers the same range. */
+#define SLUB_KMALLOC_SMALL 192
+
 enum { WHERE_NONE, WHERE_NODE_PARTIAL, WHERE_CPU, WHERE_CPU_PARTIAL };
 
 struct Slab {
@@ -295,6 +299,14 @@ struct SimSlub {
   guint          pcpu_dyn;      /* 2.6.34: bytes of the dynamic part used */
   SimAddr        kmalloc_kc;    /* the static kmalloc_caches[] array */
   guint          no_recurse;    /* 7.x: inside a kmalloc cache's sheaf allocation */
+  /* Host speed only, no state of the model: */
+  Slab          *alloc_slab;    /* the slab of alloc_addr, the object the classic */
+  SimAddr        alloc_addr;    /* alloc path returned last (alloc_slab NULL: none yet) */
+  guint64        kmalloc_max;   /* sim_kmalloc_max_size (cfg.era), fixed at creation */
+  /* sim_slub_kmalloc_cache of sizes 1..SLUB_KMALLOC_SMALL by (size - 1) / 8,
+   * filled once the kmalloc caches exist (kmalloc_small_ready). */
+  gboolean       kmalloc_small_ready;
+  SimCacheId     kmalloc_small[SLUB_KMALLOC_SMALL / 8];
 };
 
 /* The slab whose first page is at @base, or NULL. */
@@ -324,8 +336,22 @@ typedef struct SlubEraOps {
                          guint16 tail, guint cnt);
 } SlubEraOps;
 
-extern const SlubEraOps slub_classic_ops;    /* slub.c */
+extern const SlubEraOps slub_classic_ops;    /* slub.c: 2.6.23, 2.6.33 */
+extern const SlubEraOps slub_2_6_34_ops;     /* slub.c: the classic paths for 2.6.34 */
+extern const SlubEraOps slub_618_ops;        /* slub.c: the classic paths for 6.18 */
 extern const SlubEraOps slub_7_ops;          /* slub-7.c */
+
+/* Two rows of the era table (slub-eras.c, whose comments say where the
+ * numbers come from), here so that slub.c can compile the classic fast
+ * paths once for each of these eras with its flags as constants: the same
+ * code and the same decisions, without reading the flags on every call
+ * (host speed only).  The fields are SlubEra's, in its order. */
+#define SLUB_ERA_ROW_2_6_34                                                  \
+  { "2.6.34", SIM_SLUB_2_6_34, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE,  TRUE,  0, 248, 20, \
+    PCPU_KMALLOC_STATIC, 40, 1000, FALSE, &slub_2_6_34_ops }
+#define SLUB_ERA_ROW_6_18                                                    \
+  { "6.18",   SIM_SLUB_6_18,   FALSE, FALSE, FALSE, TRUE,  TRUE,  TRUE,  FALSE, 0, 256, 48, \
+    PCPU_DYNAMIC, 0, 1000, FALSE, &slub_618_ops }
 G_GNUC_INTERNAL guint slub_sheaf_capacity_7 (SimSlub *m, const SlubCache *s, guint args_capacity);
 
 /* 7.x kmem_cache (mm/slab.h): cpu_sheaves first, sheaf_capacity beside
@@ -455,34 +481,47 @@ st_freeptr (SimOp *op, const Slab *slab, guint idx, SimTok after)
 /* stat(s, item): the counter is a per-CPU unsigned in kmem_cache_cpu, so
  * with CONFIG_SLUB_STATS each increment is a read-modify-write there. */
 static inline void
-stat_add (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item, guint v)
+stat_add_era (SimSlub *m, const SlubEra *e, SimOp *op, SlubCache *s, SimSlubStat item, guint v)
 {
   s->stat[item] += v;
-  if (m->era->stats && m->p.stats)
+  if (e->stats && m->p.stats)
     {
       guint slot = (guint) item;
-      if (m->era->id == SIM_SLUB_6_18)
+      if (e->id == SIM_SLUB_6_18)
         slot = stat_slot_618[item];
-      else if (m->era->sheaves_all)
+      else if (e->sheaves_all)
         {
           slot = stat_slot_7[item];
           g_assert (slot != 0xff);
         }
-      else if (m->era->pcpu_layout != PCPU_PACKED)
+      else if (e->pcpu_layout != PCPU_PACKED)
         slot = item < SIM_SLUB_ALLOC_NODE_MISMATCH ? (guint) item
                : item <= SIM_SLUB_DEACTIVATE_REMOTE_FREES ? (guint) item - 1
                : CLASSIC_2_6_N_STATS - 1;     /* ORDER_FALLBACK */
       /* c->stat[si]++ (2.6.x, irqs off) / raw_cpu_inc (6.18): an
        * unlocked increment in memory. */
-      sim_op_rmw_local (op, s->cpu[op->cpu].addr + m->era->cpu_stat_offset + 4 * slot, 4,
+      sim_op_rmw_local (op, s->cpu[op->cpu].addr + e->cpu_stat_offset + 4 * slot, 4,
                         SIM_MEM_CPU_SLAB, SIM_X_THIS_CPU_OP, SIM_TOK_NOW);
     }
+}
+
+/* @m's era is @e: a path compiled for one era passes its constant row. */
+static inline void
+stat_era (SimSlub *m, const SlubEra *e, SimOp *op, SlubCache *s, SimSlubStat item)
+{
+  stat_add_era (m, e, op, s, item, 1);
+}
+
+static inline void
+stat_add (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item, guint v)
+{
+  stat_add_era (m, m->era, op, s, item, v);
 }
 
 static inline void
 stat (SimSlub *m, SimOp *op, SlubCache *s, SimSlubStat item)
 {
-  stat_add (m, op, s, item, 1);
+  stat_add_era (m, m->era, op, s, item, 1);
 }
 
 static inline void

@@ -86,11 +86,11 @@ node_match (const Slab *slab, gint node)
 /* The load of this CPU's kmem_cache_cpu pointer: s->cpu_slab (the per-CPU
  * offset is in a register), or s->cpu_slab[cpu] in the eras with an array
  * (2.6.23: the cpu slab page's), issued once @after is ready. */
-static SimTok
-ld_cpu_slab (SimSlub *m, SimOp *op, SlubCache *s, SimTok after)
+static inline SimTok
+ld_cpu_slab (SimSlub *m, const SlubEra *e, SimOp *op, SlubCache *s, SimTok after)
 {
-  if (m->era->cpu_ptr_array)
-    return sim_op_load (op, s->addr + m->era->kmem_cache_size + 8 * m->n_nodes + 8 * op->cpu, 8,
+  if (e->cpu_ptr_array)
+    return sim_op_load (op, s->addr + e->kmem_cache_size + 8 * m->n_nodes + 8 * op->cpu, 8,
                         SIM_MEM_CACHE_META, after);
   return ld_kc (op, s, KC_CPU_SLAB, after);
 }
@@ -259,12 +259,12 @@ zero_object (SimOp *op, SlubCache *s, SimAddr addr)
   sim_op_touch_range (op, addr, s->g.object_size, SIM_ACC_WRITE, SIM_MEM_OBJECT);
 }
 
-/* slab_alloc_node of the 2.6 eras and 6.18. */
-static SimAddr
-slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
+/* slab_alloc_node of the 2.6 eras and 6.18, for @m's era @e (m->era, or
+ * the same row as a constant: see the instances below). */
+static inline __attribute__ ((always_inline)) SimAddr
+slab_alloc_era (SimSlub *m, const SlubEra *e, SimOp *op, SlubCache *s, gint node, guint32 gfp)
 {
   CpuSlab *c = &s->cpu[op->cpu];
-  const SlubEra *e = m->era;
 
   /* 6.18 slab_alloc_node: the sheaves first; what they cannot serve falls
    * through to the classic paths. */
@@ -285,7 +285,7 @@ slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
    * c->freelist (c->tid in the same line) and the free pointer's offset
    * independently, then the object's free pointer, whose address is the
    * freelist head: the pointer chase that serialises. */
-  SimTok t_c = ld_cpu_slab (m, op, s, SIM_TOK_NOW);
+  SimTok t_c = ld_cpu_slab (m, e, op, s, SIM_TOK_NOW);
   SimTok t_fl;
   Slab *slab = c->slab;
   if (e->page_lockless)
@@ -322,7 +322,7 @@ slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
         }
       else
         sim_op_store (op, c->addr + CC_FREELIST, 8, SIM_MEM_CPU_SLAB, t_next);
-      stat (m, op, s, SIM_SLUB_ALLOC_FASTPATH);
+      stat_era (m, e, op, s, SIM_SLUB_ALLOC_FASTPATH);
       /* The caller gets the object: its address must be there. */
       sim_op_use (op, t_fl);
     }
@@ -340,11 +340,18 @@ slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
   if (!e->tid)
     sim_op_irqrestore (op);                    /* before the __GFP_ZERO memset */
   SimAddr addr = obj_addr (slab, obj);
+  m->alloc_slab = slab;
+  m->alloc_addr = addr;
   if (gfp & SIM_GFP_ZERO)
     zero_object (op, s, addr);
   s->live++;
   return addr;
 }
+
+/* The era rows the classic paths are compiled for as constants
+ * (slub-internal.h); every other classic era reads m->era. */
+static const SlubEra era_2_6_34 = SLUB_ERA_ROW_2_6_34;
+static const SlubEra era_618 = SLUB_ERA_ROW_6_18;
 
 /* 6.10+ with memcg (the recording kernel of the shared traces):
  * memcg_slab_post_alloc_hook charges an accounted object (__GFP_ACCOUNT,
@@ -361,9 +368,12 @@ slab_alloc_classic (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp)
 #define SLAB_OBJ_EXT_SIZE 8
 
 static void
-obj_exts_account (SimSlub *m, SimOp *op, SimAddr addr, guint32 gfp)
+obj_exts_account (SimSlub *m, SimOp *op, SimAddr addr, guint32 gfp, Slab *slab)
 {
-  Slab *slab = slab_at (m, sim_page_head (m->env.pages, addr));
+  /* @slab: the object's slab when the allocation path had it at hand, the
+   * one the page lookup finds (host speed only); NULL: look it up. */
+  if (slab == NULL)
+    slab = slab_at (m, sim_page_head (m->env.pages, addr));
   if (slab == NULL)
     return;                    /* a large kmalloc: its pages are charged, no vector */
   if (slab->obj_exts == 0)
@@ -399,9 +409,12 @@ sim_slub_cache_alloc (SimSlub *m, SimOp *op, SimCacheId id, gint node, guint32 g
 {
   g_return_val_if_fail (id < m->caches->len, 0);
   SlubCache *s = g_ptr_array_index (m->caches, id);
+  m->alloc_slab = NULL;
   SimAddr a = m->era->ops->alloc (m, op, s, node, gfp);
+  /* An allocation nested in this one (a sheaf's kmalloc) leaves its own
+   * object's slab there: only the slab noted for @a is @a's. */
   if (a && (gfp & SIM_GFP_ACCOUNT) && m->era->id >= SIM_SLUB_6_18)
-    obj_exts_account (m, op, a, gfp);
+    obj_exts_account (m, op, a, gfp, m->alloc_addr == a ? m->alloc_slab : NULL);
   return a;
 }
 
@@ -461,15 +474,17 @@ void
 slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, guint16 tail,
                guint cnt)
 {
+  /* Only 6.18 comes here (its ops and sheaves): its row as constants. */
+  const SlubEra *e = &era_618;
   sim_op_path (op, &m->path[P_SLOW_FREE]);
-  stat (m, op, s, SIM_SLUB_FREE_SLOWPATH);
+  stat_era (m, e, op, s, SIM_SLUB_FREE_SLOWPATH);
   rd_page (op, slab);
   guint16 prior = slab->freelist;
   gboolean was_frozen = slab->frozen;
   /* kmem_cache_has_cpu_partial: CONFIG_SLUB_CPU_PARTIAL and no debug,
    * whatever cpu_partial says; cpu_partial=0 only makes every chain one
    * slab long (put_cpu_partial drains the old one first). */
-  gboolean has_cpu_partial = m->era->cpu_partial;
+  gboolean has_cpu_partial = e->cpu_partial;
   SlubNode *n = NULL;
   gboolean on_node_partial = FALSE;
 
@@ -489,11 +504,11 @@ slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, gu
   if (n == NULL)
     {
       if (was_frozen)
-        stat (m, op, s, SIM_SLUB_FREE_FROZEN);
+        stat_era (m, e, op, s, SIM_SLUB_FREE_FROZEN);
       else if (has_cpu_partial && prior == NIL)
         {
           put_cpu_partial_618 (m, op, s, slab, TRUE);
-          stat (m, op, s, SIM_SLUB_CPU_PARTIAL_FREE);
+          stat_era (m, e, op, s, SIM_SLUB_CPU_PARTIAL_FREE);
         }
       return;
     }
@@ -509,17 +524,17 @@ slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, gu
       if (prior != NIL)
         {
           remove_partial (m, op, n, slab);
-          stat (m, op, s, SIM_SLUB_FREE_REMOVE_PARTIAL);
+          stat_era (m, e, op, s, SIM_SLUB_FREE_REMOVE_PARTIAL);
         }
       node_unlock (op, n);
-      stat (m, op, s, SIM_SLUB_FREE_SLAB);
+      stat_era (m, e, op, s, SIM_SLUB_FREE_SLAB);
       discard_slab (m, op, slab);
       return;
     }
   if (!has_cpu_partial && prior == NIL)
     {
       add_partial (m, op, n, slab, TRUE);
-      stat (m, op, s, SIM_SLUB_FREE_ADD_PARTIAL);
+      stat_era (m, e, op, s, SIM_SLUB_FREE_ADD_PARTIAL);
     }
   node_unlock (op, n);
 }
@@ -538,13 +553,13 @@ slab_of_addr (SimSlub *m, SimOp *op, SimAddr addr)
   return slab_at (m, head);
 }
 
-/* slab_free of the 2.6 eras and 6.18. */
-static void
-slab_free_classic (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
+/* slab_free of the 2.6 eras and 6.18, for @m's era @e (as in
+ * slab_alloc_era). */
+static inline __attribute__ ((always_inline)) void
+slab_free_era (SimSlub *m, const SlubEra *e, SimOp *op, Slab *slab, SimAddr addr)
 {
   SlubCache *s = slab->s;
   CpuSlab *c = &s->cpu[op->cpu];
-  const SlubEra *e = m->era;
   guint16 obj = (guint16) ((addr - slab->base) / s->g.size);
 
   /* 6.18 slab_free: only objects of this CPU's node go to the sheaves. */
@@ -560,7 +575,7 @@ slab_free_classic (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
   /* s came from the object's struct page (the previous load); c->freelist
    * (c->slab, c->tid beside it) and the offset are independent of each
    * other; the object's free pointer is stored with the old head. */
-  SimTok t_c = ld_cpu_slab (m, op, s, op->last);
+  SimTok t_c = ld_cpu_slab (m, e, op, s, op->last);
   SimTok t_fl = t_c;
   if (!e->page_lockless)
     t_fl = ld_cpu (op, c, CC_FREELIST, 8, t_c);   /* c->page / c->slab, c->freelist */
@@ -592,7 +607,7 @@ slab_free_classic (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
         }
       else
         sim_op_store (op, c->addr + CC_FREELIST, 8, SIM_MEM_CPU_SLAB, t_c);
-      stat (m, op, s, SIM_SLUB_FREE_FASTPATH);
+      stat_era (m, e, op, s, SIM_SLUB_FREE_FASTPATH);
       if (!e->tid)
         sim_op_irqrestore (op);
       return;
@@ -606,6 +621,20 @@ slab_free_classic (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)
   if (!e->tid)
     sim_op_irqrestore (op);
 }
+
+/* The instances of the classic paths: NAME reads era row ERA (m->era, or
+ * a constant row), and its ops table is slub_NAME_ops. */
+#define SLUB_CLASSIC_INSTANCE(NAME, ERA)                                      \
+  static SimAddr                                                              \
+  slab_alloc_##NAME (SimSlub *m, SimOp *op, SlubCache *s, gint node, guint32 gfp) \
+  { return slab_alloc_era (m, (ERA), op, s, node, gfp); }                     \
+  static void                                                                 \
+  slab_free_##NAME (SimSlub *m, SimOp *op, Slab *slab, SimAddr addr)          \
+  { slab_free_era (m, (ERA), op, slab, addr); }
+
+SLUB_CLASSIC_INSTANCE (classic, m->era)
+SLUB_CLASSIC_INSTANCE (2_6_34, &era_2_6_34)
+SLUB_CLASSIC_INSTANCE (618, &era_618)
 
 gboolean
 sim_slub_free (SimSlub *m, SimOp *op, SimAddr addr)
@@ -647,7 +676,7 @@ sim_slub_cache_free (SimSlub *m, SimOp *op, SimAddr addr)
 guint64
 sim_slub_kmalloc_max (SimSlub *m)
 {
-  return sim_kmalloc_max_size (m->cfg.era);
+  return m->kmalloc_max;
 }
 
 SimAddr
@@ -875,13 +904,15 @@ ops_report (gpointer mp, SimAllocReport *out)
   out->stats_in_text = m->era->sheaves_all;
 }
 
-const SlubEraOps slub_classic_ops = {
-  .alloc = slab_alloc_classic,
-  .free = slab_free_classic,
-  .flush_cpu = flush_cpu_classic,
-  .bulk_alloc = kmem_cache_alloc_bulk_618,
-  .free_chain = do_slab_free_618,
-};
+/* The classic paths, and the same compiled for one era each
+ * (SLUB_CLASSIC_INSTANCE). */
+#define SLUB_CLASSIC_OPS(NAME)                                                \
+  { .alloc = slab_alloc_##NAME, .free = slab_free_##NAME, .flush_cpu = flush_cpu_classic, \
+    .bulk_alloc = kmem_cache_alloc_bulk_618, .free_chain = do_slab_free_618 }
+
+const SlubEraOps slub_classic_ops = SLUB_CLASSIC_OPS (classic);
+const SlubEraOps slub_2_6_34_ops = SLUB_CLASSIC_OPS (2_6_34);
+const SlubEraOps slub_618_ops = SLUB_CLASSIC_OPS (618);
 
 static const char *const slub_kernels[] = { "6.18", "2.6.34", "2.6.33", "2.6.23", "7.0", NULL };
 

@@ -468,6 +468,39 @@ test_kmalloc_classes_and_pass_through (void **state)
   fix_free (f);
 }
 
+/* Sizes up to 192 come from a table (host speed only): every size gets
+ * the smallest kmalloc cache that holds it, and a pass_through threshold
+ * inside an 8-byte step still splits that step (97..100 kmalloc-128, 101
+ * the page allocator). */
+static void
+test_kmalloc_small_sizes (void **state)
+{
+  (void) state;
+  const char *specs[] = { "slub@2.6.23", "slub@2.6.34", "slub@6.18", "slub@7.0",
+                          "slub@6.18:pass_through=100" };
+  for (guint k = 0; k < G_N_ELEMENTS (specs); k++)
+    {
+      Fix *f = fix_new (specs[k], 0);
+      gboolean limited = k == G_N_ELEMENTS (specs) - 1;
+      for (gsize size = 0; size <= 200; size++)
+        {
+          SimCacheId id = sim_slub_kmalloc_cache (f->slub, size, 0);
+          if (limited && size > 100)
+            {
+              assert_true (id == SIM_CACHE_NONE);
+              continue;
+            }
+          assert_true (id != SIM_CACHE_NONE);
+          SimSlubCacheInfo in;
+          info (f, id, &in);
+          guint want = size <= 8 ? 8 : size <= 64 ? (guint) (1u << g_bit_storage (size - 1))
+                       : size <= 96 ? 96 : size <= 128 ? 128 : size <= 192 ? 192 : 256;
+          assert_int_equal (in.g.object_size, want);
+        }
+      fix_free (f);
+    }
+}
+
 /* __GFP_ZERO writes every line of the object. */
 static void
 test_gfp_zero_touches_object (void **state)
@@ -531,6 +564,7 @@ main (void)
     cmocka_unit_test (test_get_any_partial_limits),
     cmocka_unit_test (test_order_fallback),
     cmocka_unit_test (test_kmalloc_classes_and_pass_through),
+    cmocka_unit_test (test_kmalloc_small_sizes),
     cmocka_unit_test (test_gfp_zero_touches_object),
     cmocka_unit_test (test_merging),
     cmocka_unit_test (test_foreign_free_refused),
