@@ -474,7 +474,9 @@ void
 slow_free_618 (SimSlub *m, SimOp *op, SlubCache *s, Slab *slab, guint16 head, guint16 tail,
                guint cnt)
 {
-  /* Only 6.18 comes here (its ops and sheaves): its row as constants. */
+  /* Only 6.18 comes here (the tid free path and its sheaves): its row as
+   * constants, which must then be m's. */
+  g_assert (m->era->id == SIM_SLUB_6_18);
   const SlubEra *e = &era_618;
   sim_op_path (op, &m->path[P_SLOW_FREE]);
   stat_era (m, e, op, s, SIM_SLUB_FREE_SLOWPATH);
